@@ -1,0 +1,68 @@
+import { Command } from 'commander';
+import { atomically } from '../../src/db/transaction.ts';
+import { checkLedger } from '../../src/domain/audit.ts';
+import { runExpiryPass } from '../../src/domain/expiry.ts';
+import { adjustPoints } from '../../src/domain/ledger.ts';
+import { listMembers } from '../../src/domain/members.ts';
+import { withStore } from '../context.ts';
+import { printJson, printTable } from '../output.ts';
+
+export const membersCommand = new Command('members').description('look at members');
+
+membersCommand.command('list')
+  .description('list a project\'s members, newest first')
+  .requiredOption('--project <projectId>', 'project')
+  .option('--search <text>', 'match externalId, email or name')
+  .option('--limit <n>', 'at most this many (1-100)', '50')
+  .option('--json', 'print JSON')
+  .action((options: { project: string; search?: string; limit: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const limit = Math.min(Math.max(Number.parseInt(options.limit, 10) || 50, 1), 100);
+    const page = listMembers(db, options.project, { ...(options.search ? { search: options.search } : {}), limit, offset: 0 });
+    if (options.json) return printJson(page);
+    printTable(page.members.map((m) => ({ ...m })), ['externalId', 'email', 'name', 'points', 'totalPointsEarned', 'createdAt']);
+    console.log(`${page.members.length} of ${page.pagination.total}`);
+  }));
+
+export const pointsCommand = new Command('points').description('adjust balances by hand (recorded with actor "cli")');
+
+pointsCommand.command('add')
+  .description('award (positive) or deduct (negative) points')
+  .requiredOption('--project <projectId>', 'project')
+  .requiredOption('--member <externalId>', 'member externalId')
+  .requiredOption('--amount <points>', 'whole number; negative deducts')
+  .option('--description <text>', 'why, for the member\'s history')
+  .option('--json', 'print JSON')
+  .allowUnknownOption(false)
+  .action((options: { project: string; member: string; amount: string; description?: string; json?: boolean }, command: Command) =>
+    withStore(command, ({ db }) => {
+      const amount = Number(options.amount);
+      if (!Number.isSafeInteger(amount) || amount === 0) throw new Error(`--amount must be a non-zero whole number (got "${options.amount}")`);
+      const result = adjustPoints(db, options.project, options.member, { amount, description: options.description }, 'cli', new Date());
+      if (options.json) return printJson(result);
+      console.log(`${amount > 0 ? 'Awarded' : 'Deducted'} ${Math.abs(amount)} points; ${options.member} now has ${result.member.points}.`);
+    }));
+
+export const expireCommand = new Command('expire')
+  .description('run the point-expiry pass now (the server also runs it every minute)')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }, command: Command) => withStore(command, async ({ db }) => {
+    const report = await runExpiryPass(db, async (work) => atomically(db, work), new Date());
+    if (options.json) return printJson(report);
+    console.log(`Expired ${report.points} points across ${report.members} members.`);
+  }));
+
+export const doctorCommand = new Command('doctor')
+  .description('check database integrity and the ledger invariant; exits 1 on any problem')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+    const violations = checkLedger(db);
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0;
+    if (options.json) printJson({ healthy, integrity, violations });
+    else {
+      console.log(`SQLite integrity: ${integrity.join('; ')}`);
+      console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
+      for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);
+    }
+    if (!healthy) process.exitCode = 1;
+  }));

@@ -1,0 +1,59 @@
+import { Command } from 'commander';
+import { createProject, listProjects, rotateWidgetSecret, updateProject } from '../../src/domain/projects.ts';
+import { withStore } from '../context.ts';
+import { parsePositiveInt, printJson, printTable } from '../output.ts';
+
+export const projectsCommand = new Command('projects').description('create and manage projects (tenants)');
+
+projectsCommand.command('create')
+  .description('create a project with a secret key, a publishable key and a widget signing secret')
+  .requiredOption('--name <name>', 'project name')
+  .option('--json', 'print JSON')
+  .action((options: { name: string; json?: boolean }, command: Command) => withStore(command, ({ db, box }) => {
+    const created = createProject(db, box, { name: options.name }, new Date());
+    if (options.json) return printJson(created);
+    printTable([
+      { field: 'project id', value: created.project.id },
+      { field: 'name', value: created.project.name },
+      { field: 'secret key', value: created.secretKey },
+      { field: 'publishable key', value: created.publishableKey },
+      { field: 'widget secret', value: created.widgetSecret },
+    ], ['field', 'value']);
+    console.log('\nThe keys and the widget secret are shown only now; store them somewhere safe.');
+  }));
+
+projectsCommand.command('list')
+  .description('list projects')
+  .option('--json', 'print JSON')
+  .action((options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const projects = listProjects(db);
+    if (options.json) return printJson({ projects });
+    printTable(projects.map((p) => ({ ...p })), ['id', 'name', 'pointsExpiryDays', 'createdAt']);
+  }));
+
+projectsCommand.command('update')
+  .description('change a project\'s name or points-expiry policy')
+  .argument('<projectId>')
+  .option('--name <name>', 'new name')
+  .option('--points-expiry-days <days>', 'points expire this many days after they are earned; "off" to disable')
+  .option('--json', 'print JSON')
+  .action((projectId: string, options: { name?: string; pointsExpiryDays?: string; json?: boolean }, command: Command) =>
+    withStore(command, ({ db }) => {
+      const days = options.pointsExpiryDays;
+      const project = updateProject(db, projectId, {
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(days === undefined ? {} : { pointsExpiryDays: days === 'off' ? null : parsePositiveInt(days, '--points-expiry-days') }),
+      });
+      if (options.json) return printJson({ project });
+      printTable([{ ...project }], ['id', 'name', 'pointsExpiryDays', 'createdAt']);
+    }));
+
+projectsCommand.command('rotate-widget-secret')
+  .description('replace the widget signing secret (widgets signed with the old one stop working)')
+  .argument('<projectId>')
+  .option('--json', 'print JSON')
+  .action((projectId: string, options: { json?: boolean }, command: Command) => withStore(command, ({ db, box }) => {
+    const widgetSecret = rotateWidgetSecret(db, box, projectId);
+    if (options.json) return printJson({ projectId, widgetSecret });
+    console.log(`New widget secret for ${projectId} (shown only now): ${widgetSecret}`);
+  }));

@@ -1,0 +1,48 @@
+import { Command, Option } from 'commander';
+import type { CreatedProject } from '../../src/domain/projects.ts';
+import { startServer } from '../../src/server.ts';
+import { dbPath } from '../context.ts';
+import { parsePositiveInt } from '../output.ts';
+
+function printBootstrap(created: CreatedProject): void {
+  console.log(`
+Created project "${created.project.name}" (${created.project.id}) on this empty database.
+Its keys are shown only this once; store them somewhere safe:
+  secret key       ${created.secretKey}
+  publishable key  ${created.publishableKey}
+  widget secret    ${created.widgetSecret}
+Try: curl -H "Authorization: Bearer ${created.secretKey}" -H 'content-type: application/json' \\
+       -d '{"externalId":"alice"}' http://<address>/api/v1/members
+`);
+}
+
+export const serveCommand = new Command('serve')
+  .description('start the HTTP server (server API under /api/v1)')
+  .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('PUNCHCARD_PORT').default('3000'))
+  .addOption(new Option('--host <host>', 'address to listen on').env('PUNCHCARD_HOST').default('127.0.0.1'))
+  .addOption(new Option('--public-url <url>', 'the URL shoppers and integrations reach this server at').env('PUNCHCARD_PUBLIC_URL'))
+  .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
+    .choices(['full', 'normal']).env('PUNCHCARD_SYNCHRONOUS').default('full'))
+  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal' }, command: Command) => {
+    const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
+    const server = await startServer({
+      db: dbPath(command),
+      port,
+      host: options.host,
+      publicUrl: options.publicUrl,
+      synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL',
+      masterKey: process.env.PUNCHCARD_MASTER_KEY,
+      logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
+    });
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})`);
+    if (server.bootstrap) printBootstrap(server.bootstrap);
+    const shutdown = (signal: string) => {
+      server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
+      server.close().then(() => process.exit(0), (error) => {
+        server.ctx.log.error('shutdown failed', error);
+        process.exit(1);
+      });
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });

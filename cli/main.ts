@@ -1,0 +1,26 @@
+import { Command, Option } from 'commander';
+import { AppError } from '../src/domain/errors.ts';
+import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
+import { keysCommand } from './commands/keys.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { projectsCommand } from './commands/projects.ts';
+import { serveCommand } from './commands/serve.ts';
+import { DEFAULT_DB } from './context.ts';
+
+const program = new Command('punchcard')
+  .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
+  .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
+  .showHelpAfterError();
+
+for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand]) {
+  program.addCommand(command);
+}
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  // Errors a user can act on print as one line; anything else keeps its stack for a bug report.
+  const known = error instanceof AppError || (error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError));
+  console.error(`punchcard: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+}

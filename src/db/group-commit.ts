@@ -1,0 +1,97 @@
+import type { Db } from './connection.ts';
+
+interface PendingWrite {
+  work: () => unknown;
+  resolve: (value: any) => void;
+  reject: (reason: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export class StorageError extends Error {
+  constructor(cause: unknown) {
+    super('The database could not commit the write; nothing was saved. Retry the request.', { cause });
+    this.name = 'StorageError';
+  }
+}
+
+/**
+ * Group commit: writes submitted during one turn of the event loop run together in a single
+ * BEGIN IMMEDIATE … COMMIT, each inside its own SAVEPOINT so a failing write rolls back only
+ * itself. Every promise settles only after the COMMIT, so nothing is acknowledged before it is
+ * durable. One fsync then covers many writes, which is what lets synchronous=FULL keep up with
+ * HTTP; and because batches run one after another on one connection, balance updates stay
+ * serialized without locks.
+ */
+export class GroupCommitter {
+  readonly #db: Db;
+  readonly #maxBatch: number;
+  #queue: PendingWrite[] = [];
+  #scheduled = false;
+  #idle: (() => void)[] = [];
+
+  constructor(db: Db, options: { maxBatch?: number } = {}) {
+    this.#db = db;
+    this.#maxBatch = options.maxBatch ?? 500;
+  }
+
+  /** Queues synchronous `work` for the next batch; resolves with its result once committed. */
+  run<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves once every write queued so far has been committed (or failed). */
+  drain(): Promise<void> {
+    if (this.#queue.length === 0 && !this.#scheduled) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#queue.splice(0, this.#maxBatch);
+    if (this.#queue.length > 0) this.#schedule();
+    this.#commit(batch);
+    if (!this.#scheduled) for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  #commit(batch: PendingWrite[]): void {
+    const db = this.#db;
+    const outcomes: Outcome[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      for (const write of batch) {
+        try {
+          // Nested inside BEGIN, better-sqlite3 wraps this in SAVEPOINT … RELEASE / ROLLBACK TO.
+          const value = db.transaction(write.work)();
+          if (value instanceof Promise) throw new TypeError('group-commit work must be synchronous');
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          // Some errors (I/O, disk full) make SQLite abandon the whole transaction; then nothing
+          // of this batch can be committed.
+          if (!db.inTransaction) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      const failure = new StorageError(error);
+      for (const write of batch) write.reject(failure);
+      return;
+    }
+    batch.forEach((write, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
+  }
+}

@@ -1,0 +1,115 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { atomically } from '../db/transaction.ts';
+import { AppError, notFound } from './errors.ts';
+import { newId, randomBase62 } from './ids.ts';
+import { constantTimeEqual, sha256Hex } from './secrets.ts';
+
+export type KeyType = 'secret' | 'publishable';
+
+export interface ApiKeyInfo {
+  id: string;
+  projectId: string;
+  type: KeyType;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface IssuedKey extends ApiKeyInfo {
+  /** The full key. Shown once; only its SHA-256 is stored. */
+  key: string;
+}
+
+interface KeyRow {
+  id: string;
+  project_id: string;
+  type: KeyType;
+  key_hash: string;
+  key_prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+const PREFIX = { secret: 'sk_live_', publishable: 'pk_live_' } as const;
+const DISPLAY_LENGTH = 12;
+
+const toInfo = (row: KeyRow): ApiKeyInfo => ({
+  id: row.id,
+  projectId: row.project_id,
+  type: row.type,
+  prefix: row.key_prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at,
+});
+
+export function issueKey(db: Db, input: { projectId: string; type: KeyType; expiresAt?: Date }, now: Date): IssuedKey {
+  return atomically(db, () => {
+    const key = `${PREFIX[input.type]}${randomBase62(32)}`;
+    const row: KeyRow = {
+      id: newId('key'),
+      project_id: input.projectId,
+      type: input.type,
+      key_hash: sha256Hex(key),
+      key_prefix: key.slice(0, DISPLAY_LENGTH),
+      created_at: now.toISOString(),
+      expires_at: input.expiresAt?.toISOString() ?? null,
+      revoked_at: null,
+    };
+    const project = stmt(db, 'SELECT 1 FROM projects WHERE id = ?').get(input.projectId);
+    if (!project) throw notFound(`No project with id "${input.projectId}"`);
+    stmt(db, 
+      `INSERT INTO api_keys (id, project_id, type, key_hash, key_prefix, created_at, expires_at, revoked_at)
+       VALUES (@id, @project_id, @type, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at)`,
+    ).run(row);
+    return { ...toInfo(row), key };
+  });
+}
+
+export function listKeys(db: Db, projectId: string): ApiKeyInfo[] {
+  return (stmt(db, 'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, rowid').all(projectId) as KeyRow[]).map(toInfo);
+}
+
+export function revokeKey(db: Db, keyId: string, now: Date): ApiKeyInfo {
+  return atomically(db, () => {
+    const row = stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(keyId) as KeyRow | undefined;
+    if (!row) throw notFound(`No API key with id "${keyId}"`);
+    if (row.revoked_at === null) {
+      row.revoked_at = now.toISOString();
+      stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(row.revoked_at, keyId);
+    }
+    return toInfo(row);
+  });
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  projectId: string;
+  type: KeyType;
+  /** Recorded as the `actor` of the changes this key makes. */
+  prefix: string;
+}
+
+const unauthorized = (error: string, message: string) => new AppError(401, error, message);
+
+/**
+ * Resolves a presented key. Looked up by its SHA-256 (so the key itself is never compared or
+ * stored), then the hash is compared in constant time as a second guard.
+ */
+export function authenticateKey(db: Db, presented: string | undefined, now: Date): AuthenticatedKey {
+  if (!presented) {
+    throw unauthorized('Missing API key', 'Send your secret key as "Authorization: Bearer sk_live_…" or in the "X-API-Key" header.');
+  }
+  const hash = sha256Hex(presented);
+  const row = stmt(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+  if (!row || !constantTimeEqual(row.key_hash, hash) || row.revoked_at !== null) {
+    throw unauthorized('Invalid API key', 'The API key is not recognised or has been revoked.');
+  }
+  if (row.expires_at !== null && row.expires_at <= now.toISOString()) {
+    throw unauthorized('API key expired', `The API key expired at ${row.expires_at}. Create a new one with "punchcard keys create".`);
+  }
+  return { keyId: row.id, projectId: row.project_id, type: row.type, prefix: row.key_prefix };
+}

@@ -1,0 +1,220 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { atomically } from '../db/transaction.ts';
+import { addMs, DAY_MS } from './clock.ts';
+import { badRequest, insufficientPoints } from './errors.ts';
+import { newId } from './ids.ts';
+import { memberById, requireMember, toMember, type Member, type MemberRow } from './members.ts';
+
+export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
+export type TransactionSource =
+  | 'api' | 'quest' | 'event' | 'game' | 'checkin' | 'share' | 'order' | 'community'
+  | 'referral' | 'promo' | 'reward' | 'welcome' | 'badge' | 'expiry';
+
+interface TransactionRow {
+  id: string;
+  project_id: string;
+  member_id: string;
+  amount: number;
+  balance: number;
+  type: TransactionType;
+  source: TransactionSource;
+  actor: string;
+  description: string | null;
+  reference_id: string | null;
+  metadata: string | null;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface Transaction {
+  id: string;
+  amount: number;
+  balance: number;
+  type: TransactionType;
+  source: TransactionSource;
+  actor: string;
+  description: string | null;
+  referenceId: string | null;
+  metadata: Record<string, unknown> | null;
+  expiresAt: string | null;
+  createdAt: string;
+}
+
+const toTransaction = (row: TransactionRow): Transaction => ({
+  id: row.id,
+  amount: row.amount,
+  balance: row.balance,
+  type: row.type,
+  source: row.source,
+  actor: row.actor,
+  description: row.description,
+  referenceId: row.reference_id,
+  metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+  expiresAt: row.expires_at,
+  createdAt: row.created_at,
+});
+
+export interface Posting {
+  /** Positive awards, negative deducts. Never zero. */
+  amount: number;
+  type: TransactionType;
+  source: TransactionSource;
+  /** Who caused it: a key prefix, `widget`, `cli`, `store:<id>`, `community`, `system`. */
+  actor: string;
+  description?: string | undefined;
+  referenceId?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** For awards: when these points expire. Defaults to the project's expiry policy. */
+  expiresAt?: Date | undefined;
+}
+
+/** Awards above this are refused: a typo should not mint a fortune, and sums stay exact in JS. */
+export const MAX_POSTING = 1_000_000_000;
+
+/**
+ * The one function that changes a balance. Writes the transaction, updates the member and the
+ * point lots in one SQLite transaction. Deductions first expire what is due, then draw from the
+ * earliest-expiring points, and never take a balance below zero.
+ */
+export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { transaction: Transaction; member: Member } {
+  return atomically(db, () => {
+    if (posting.amount < 0 && posting.type !== 'EXPIRED') expireDuePoints(db, member.id, now);
+    const current = memberById(db, member.id);
+    const balance = current.points + posting.amount;
+    if (balance < 0) {
+      throw insufficientPoints(`The member has ${current.points} points; ${-posting.amount} cannot be deducted.`);
+    }
+    const earned = current.total_points_earned + Math.max(posting.amount, 0);
+    if (!Number.isSafeInteger(earned)) throw badRequest('This award would take the member past the largest balance Punchcard can hold.');
+
+    const row: TransactionRow = {
+      id: newId('txn'),
+      project_id: current.project_id,
+      member_id: current.id,
+      amount: posting.amount,
+      balance,
+      type: posting.type,
+      source: posting.source,
+      actor: posting.actor,
+      description: posting.description ?? null,
+      reference_id: posting.referenceId ?? null,
+      metadata: posting.metadata === undefined ? null : JSON.stringify(posting.metadata),
+      expires_at: posting.amount > 0 ? expiryFor(db, current.project_id, posting.expiresAt, now) : null,
+      created_at: now.toISOString(),
+    };
+    stmt(db, `INSERT INTO transactions (id, project_id, member_id, amount, balance, type, source, actor, description,
+      reference_id, metadata, expires_at, created_at) VALUES (@id, @project_id, @member_id, @amount, @balance, @type,
+      @source, @actor, @description, @reference_id, @metadata, @expires_at, @created_at)`).run(row);
+    if (posting.amount > 0) {
+      stmt(db, 'INSERT INTO point_lots (transaction_id, project_id, member_id, remaining, expires_at) VALUES (?, ?, ?, ?, ?)')
+        .run(row.id, row.project_id, row.member_id, row.amount, row.expires_at);
+    } else {
+      drawFromLots(db, current.id, -posting.amount);
+    }
+    stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ? WHERE id = ?')
+      .run(balance, earned, row.created_at, current.id);
+    return { transaction: toTransaction(row), member: toMember(memberById(db, current.id)) };
+  });
+}
+
+function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {
+  if (explicit) return explicit.toISOString();
+  const policy = stmt<{ days: number | null }>(db, 'SELECT points_expiry_days AS days FROM projects WHERE id = ?').get(projectId);
+  return policy?.days ? addMs(now, policy.days * DAY_MS).toISOString() : null;
+}
+
+/** Spends `amount` from the member's lots, earliest expiry first, never-expiring last. */
+function drawFromLots(db: Db, memberId: string, amount: number): void {
+  const lots = stmt<{ transaction_id: string; remaining: number }>(db, `SELECT transaction_id, remaining FROM point_lots
+    WHERE member_id = ? AND remaining > 0 ORDER BY expires_at IS NULL, expires_at, rowid`).iterate(memberId);
+  const updates: [number, string][] = [];
+  let left = amount;
+  for (const lot of lots) {
+    const take = Math.min(lot.remaining, left);
+    updates.push([lot.remaining - take, lot.transaction_id]);
+    left -= take;
+    if (left === 0) break;
+  }
+  const update = stmt(db, 'UPDATE point_lots SET remaining = ? WHERE transaction_id = ?');
+  for (const [remaining, id] of updates) update.run(remaining, id);
+  // The lots always sum to the balance, which was checked above; a shortfall means corruption.
+  if (left !== 0) throw new Error(`ledger lots of member ${memberId} are short by ${left} points`);
+}
+
+/**
+ * Writes one EXPIRED transaction for what is left of the member's awards that expired at or
+ * before `now`. Because spending draws earliest-expiring points first, drawing that sum from the
+ * lots empties exactly the expired ones. Returns the points expired (0 when nothing was due).
+ */
+export function expireDuePoints(db: Db, memberId: string, now: Date): number {
+  return atomically(db, () => {
+    const due = stmt<{ total: number | null; lots: number }>(db, `SELECT sum(remaining) AS total, count(*) AS lots FROM point_lots
+      WHERE member_id = ? AND remaining > 0 AND expires_at <= ?`).get(memberId, now.toISOString())!;
+    if (!due.total) return 0;
+    post(db, memberById(db, memberId), {
+      amount: -due.total,
+      type: 'EXPIRED',
+      source: 'expiry',
+      actor: 'system',
+      description: `${due.total} points expired (${due.lots} award${due.lots === 1 ? '' : 's'})`,
+    }, now);
+    return due.total;
+  });
+}
+
+/** Members with points that expired at or before `now`, oldest first, for the expiry pass. */
+export function membersWithDuePoints(db: Db, now: Date, limit: number): string[] {
+  return stmt<{ member_id: string }>(db, `SELECT DISTINCT member_id FROM point_lots
+    WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`)
+    .all(now.toISOString(), limit).map((row) => row.member_id);
+}
+
+export function recentTransactions(db: Db, memberId: string, limit: number): Transaction[] {
+  return stmt<TransactionRow>(db, 'SELECT * FROM transactions WHERE member_id = ? ORDER BY rowid DESC LIMIT ?')
+    .all(memberId, limit).map(toTransaction);
+}
+
+export function allTransactions(db: Db, memberId: string): Transaction[] {
+  return stmt<TransactionRow>(db, 'SELECT * FROM transactions WHERE member_id = ? ORDER BY rowid').all(memberId).map(toTransaction);
+}
+
+export interface Adjustment {
+  amount: number;
+  description?: string | undefined;
+  referenceId?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  expiresAt?: Date | undefined;
+}
+
+/** A manual award (EARNED) or deduction (DEDUCTED) by an operator, through the API or the CLI. */
+export function adjustPoints(db: Db, projectId: string, externalId: string, adjustment: Adjustment, actor: string, now: Date) {
+  if (adjustment.expiresAt !== undefined) {
+    if (adjustment.amount < 0) throw badRequest('"expiresAt" applies only to awards (positive amounts).');
+    if (adjustment.expiresAt <= now) throw badRequest('"expiresAt" must be in the future.');
+  }
+  return atomically(db, () => post(db, requireMember(db, projectId, externalId), {
+    ...adjustment,
+    type: adjustment.amount > 0 ? 'EARNED' : 'DEDUCTED',
+    source: 'api',
+    actor,
+  }, now));
+}
+
+export interface PointsSummary {
+  points: number;
+  /** The SPEC's name for lifetime earnings; `totalPointsEarned` is the same number. */
+  totalEarned: number;
+  totalPointsEarned: number;
+  transactions?: Transaction[];
+}
+
+export function pointsSummary(db: Db, projectId: string, externalId: string, query: { history: boolean; limit: number }): PointsSummary {
+  const member = requireMember(db, projectId, externalId);
+  return {
+    points: member.points,
+    totalEarned: member.total_points_earned,
+    totalPointsEarned: member.total_points_earned,
+    ...(query.history ? { transactions: recentTransactions(db, member.id, query.limit) } : {}),
+  };
+}

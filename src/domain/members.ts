@@ -1,0 +1,160 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { atomically } from '../db/transaction.ts';
+import { notFound } from './errors.ts';
+import { newId } from './ids.ts';
+
+export interface MemberRow {
+  id: string;
+  project_id: string;
+  external_id: string;
+  email: string | null;
+  name: string | null;
+  avatar_url: string | null;
+  phone: string | null;
+  date_of_birth: string | null;
+  metadata: string;
+  points: number;
+  total_points_earned: number;
+  current_streak: number;
+  longest_streak: number;
+  last_checkin_at: string | null;
+  created_at: string;
+  updated_at: string;
+  erased_at: string | null;
+}
+
+/** The member as the server API returns it (SPEC 2, Member). */
+export interface Member {
+  id: string;
+  externalId: string;
+  email: string | null;
+  name: string | null;
+  avatarUrl: string | null;
+  points: number;
+  totalPointsEarned: number;
+  currentStreak: number;
+  longestStreak: number;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+export const toMember = (row: MemberRow): Member => ({
+  id: row.id,
+  externalId: row.external_id,
+  email: row.email,
+  name: row.name,
+  avatarUrl: row.avatar_url,
+  points: row.points,
+  totalPointsEarned: row.total_points_earned,
+  currentStreak: row.current_streak,
+  longestStreak: row.longest_streak,
+  metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  createdAt: row.created_at,
+});
+
+/** Profile fields a caller may set. `null` clears a field; an absent field is left as it is. */
+export interface MemberProfile {
+  email?: string | null;
+  name?: string | null;
+  avatarUrl?: string | null;
+  phone?: string | null;
+  dateOfBirth?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+const PROFILE_COLUMNS = {
+  email: 'email',
+  name: 'name',
+  avatarUrl: 'avatar_url',
+  phone: 'phone',
+  dateOfBirth: 'date_of_birth',
+  metadata: 'metadata',
+} as const satisfies Record<keyof MemberProfile, keyof MemberRow>;
+
+export function findMember(db: Db, projectId: string, externalId: string): MemberRow | undefined {
+  return stmt<MemberRow>(db, 'SELECT * FROM members WHERE project_id = ? AND external_id = ? AND erased_at IS NULL').get(projectId, externalId);
+}
+
+/** The member, or 404. Every lookup is scoped to the caller's project. */
+export function requireMember(db: Db, projectId: string, externalId: string): MemberRow {
+  const row = findMember(db, projectId, externalId);
+  if (!row) throw notFound(`No member with externalId "${externalId}" in this project`);
+  return row;
+}
+
+export const memberById = (db: Db, memberId: string) =>
+  stmt<MemberRow>(db, 'SELECT * FROM members WHERE id = ?').get(memberId)!;
+
+function writeProfile(db: Db, memberId: string, profile: MemberProfile, now: Date): void {
+  const fields = (Object.keys(PROFILE_COLUMNS) as (keyof MemberProfile)[]).filter((field) => profile[field] !== undefined);
+  const assignments = fields.map((field) => `${PROFILE_COLUMNS[field]} = @${field}`);
+  const values = Object.fromEntries(
+    fields.map((field) => [field, field === 'metadata' ? JSON.stringify(profile.metadata) : profile[field]]),
+  );
+  stmt(db, `UPDATE members SET ${[...assignments, 'updated_at = @now'].join(', ')} WHERE id = @id`).run({ ...values, now: now.toISOString(), id: memberId });
+}
+
+/** Creates the member, or updates the given fields of an existing one. */
+export function upsertMember(
+  db: Db,
+  projectId: string,
+  input: MemberProfile & { externalId: string },
+  now: Date,
+): { member: Member; created: boolean } {
+  return atomically(db, () => {
+    const { externalId, ...profile } = input;
+    const existing = findMember(db, projectId, externalId);
+    const id = existing?.id ?? newId('mem');
+    if (!existing) {
+      stmt(db, 'INSERT INTO members (id, project_id, external_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+        id, projectId, externalId, now.toISOString(), now.toISOString(),
+      );
+    }
+    writeProfile(db, id, profile, now);
+    return { member: toMember(memberById(db, id)), created: !existing };
+  });
+}
+
+export function updateMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): Member {
+  return atomically(db, () => {
+    const row = requireMember(db, projectId, externalId);
+    writeProfile(db, row.id, profile, now);
+    return toMember(memberById(db, row.id));
+  });
+}
+
+export interface Page {
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function listMembers(
+  db: Db,
+  projectId: string,
+  query: { search?: string; limit: number; offset: number },
+): { members: Member[]; pagination: Page } {
+  const where = `project_id = @projectId AND erased_at IS NULL${query.search
+    ? " AND (external_id LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR name LIKE @pattern ESCAPE '\\')"
+    : ''}`;
+  const params = { projectId, pattern: `%${escapeLike(query.search ?? '')}%`, limit: query.limit, offset: query.offset };
+  const total = stmt<{ n: number }>(db, `SELECT count(*) AS n FROM members WHERE ${where}`).get(params)!.n;
+  const rows = stmt<MemberRow>(db, `SELECT * FROM members WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`).all(params);
+  return {
+    members: rows.map(toMember),
+    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+  };
+}
+
+/** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
+export function lookupMember(db: Db, projectId: string, by: { email?: string | undefined; externalId?: string | undefined }): Member {
+  const row = by.email !== undefined
+    ? stmt<MemberRow>(db, 'SELECT * FROM members WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, rowid LIMIT 1').get(projectId, by.email)
+    : findMember(db, projectId, by.externalId ?? '');
+  if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
+  return toMember(row);
+}

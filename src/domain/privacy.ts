@@ -1,0 +1,34 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { atomically } from '../db/transaction.ts';
+import { allTransactions, type Transaction } from './ledger.ts';
+import { requireMember, toMember, type Member } from './members.ts';
+
+/**
+ * Erases a member's personal data (right to erasure). The row and its ledger stay, anonymised,
+ * so project totals and the ledger invariant still add up; the externalId is freed for reuse.
+ */
+export function eraseMember(db: Db, projectId: string, externalId: string, now: Date): { success: true; deleted: string } {
+  return atomically(db, () => {
+    const row = requireMember(db, projectId, externalId);
+    stmt(db, `UPDATE members SET external_id = 'erased:' || id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
+      date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
+    return { success: true, deleted: externalId };
+  });
+}
+
+export interface MemberExport {
+  exportedAt: string;
+  member: Member & { phone: string | null; dateOfBirth: string | null; updatedAt: string };
+  transactions: Transaction[];
+}
+
+/** Everything Punchcard holds about one member, for a data-subject access request. */
+export function exportMember(db: Db, projectId: string, externalId: string, now: Date): MemberExport {
+  const row = requireMember(db, projectId, externalId);
+  return {
+    exportedAt: now.toISOString(),
+    member: { ...toMember(row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
+    transactions: allTransactions(db, row.id),
+  };
+}

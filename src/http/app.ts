@@ -1,0 +1,15 @@
+import { H3 } from 'h3';
+import type { AppContext } from './context.ts';
+import { errorResponse } from './errors.ts';
+import { mountServerApi } from './server-api.ts';
+
+/** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
+export function createApp(ctx: AppContext): H3 {
+  const app = new H3({
+    silent: true,
+    onError: (error) => errorResponse(error, ctx.log),
+  });
+  app.get('/healthz', () => ({ status: 'ok' }));
+  mountServerApi(app, ctx);
+  return app;
+}

@@ -1,0 +1,14 @@
+import type { Db } from '../db/connection.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import type { Logger } from '../log.ts';
+
+/** What every route needs: the store, the clock, and the one way to write. */
+export interface AppContext {
+  db: Db;
+  box: SecretBox;
+  clock: Clock;
+  /** Runs synchronous domain work in the next group commit; resolves once it is durable. */
+  write: <T>(work: () => T) => Promise<T>;
+  log: Logger;
+}

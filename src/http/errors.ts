@@ -1,0 +1,42 @@
+import { HTTPError } from 'h3';
+import { StorageError } from '../db/group-commit.ts';
+import { AppError } from '../domain/errors.ts';
+import type { Logger } from '../log.ts';
+
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+};
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+/** Maps anything thrown while handling a request to the one error shape. */
+function toAppError(thrown: unknown, log: Logger): AppError {
+  // h3 wraps errors thrown by handlers in an "unhandled" HTTPError; the original is the cause.
+  const error = HTTPError.isError(thrown) && thrown.unhandled ? thrown.cause : thrown;
+  if (error instanceof AppError) return error;
+  if (error instanceof StorageError || isSqliteBusy(error)) {
+    log.error('write failed', error instanceof StorageError ? error.cause : error);
+    return new AppError(503, 'Service Unavailable', 'The database is busy or failing; nothing was saved. Retry shortly.', { 'retry-after': '1' });
+  }
+  if (HTTPError.isError(error) && error.status < 500) {
+    const title = STATUS_TITLES[error.status] ?? 'Bad Request';
+    if (error.status === 404) return new AppError(404, title, 'No such endpoint. The server API lives under /api/v1; see docs/api.md.');
+    return new AppError(error.status, title, error.message || title);
+  }
+  log.error('unhandled error', error);
+  return new AppError(500, 'Server Error', 'An internal error occurred. It has been logged; please report it if it persists.');
+}
+
+export function errorResponse(thrown: unknown, log: Logger): Response {
+  const error = toAppError(thrown, log);
+  return new Response(JSON.stringify({ error: error.error, message: error.message }), {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
+  });
+}

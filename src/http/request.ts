@@ -1,0 +1,98 @@
+import type { IncomingMessage } from 'node:http';
+import { getQuery, getRouterParams, type H3Event } from 'h3';
+import * as v from 'valibot';
+import { AppError, badRequest } from '../domain/errors.ts';
+
+/** Bodies above this are refused with 413 before they are fully read. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+type Schema = v.GenericSchema<unknown, unknown>;
+
+type Origin = 'body' | 'query';
+
+function describeIssue(issue: v.BaseIssue<unknown>, origin: Origin): string {
+  const path = issue.path?.map((item) => String(item.key)).join('.') ?? '';
+  const noun = origin === 'query' ? 'query parameter' : 'field';
+  if (issue.type === 'strict_object' && path) return `Unknown ${noun} "${path}"`;
+  if (!path) return `The request ${origin === 'query' ? 'query' : 'body'} ${issue.message}`;
+  const what = origin === 'query' ? `Query parameter "${path}"` : `"${path}"`;
+  return issue.received === 'undefined' ? `${what} is required` : `${what} ${issue.message}`;
+}
+
+/** Validates with valibot; on failure, a 400 whose message names every offending field. */
+export function validate<S extends Schema>(schema: S, input: unknown, origin: Origin = 'body'): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  throw badRequest(result.issues.slice(0, 5).map((issue) => describeIssue(issue, origin)).join('; '));
+}
+
+function readNodeBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`));
+      } else chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+async function readText(event: H3Event): Promise<string> {
+  if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+    throw new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+  }
+  const node = event.runtime?.node?.req as IncomingMessage | undefined;
+  const text = node ? await readNodeBody(node) : await event.req.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+  }
+  return text;
+}
+
+/**
+ * Reads a JSON object body. An empty body counts as `{}` where `emptyAllowed`; anything but
+ * `application/json` or unparsable JSON is a 400 that says so.
+ */
+export async function readJson(event: H3Event, { emptyAllowed = false } = {}): Promise<unknown> {
+  const text = await readText(event);
+  if (text.trim() === '') {
+    if (emptyAllowed) return {};
+    throw badRequest('The request body is empty; send a JSON object with Content-Type: application/json.');
+  }
+  const type = event.req.headers.get('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+    throw badRequest(`Content-Type must be application/json (got "${type || 'none'}").`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('The request body must be a JSON object.');
+  }
+  return body;
+}
+
+/** Validates the query string; a parameter given twice is refused rather than guessed at. */
+export function readQuery<S extends Schema>(event: H3Event, schema: S): v.InferOutput<S> {
+  const query = getQuery(event) as Record<string, string | string[]>;
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) throw badRequest(`Query parameter "${name}" must be given at most once.`);
+  }
+  return validate(schema, query, 'query');
+}
+
+/** A decoded path parameter (encoded separators stay encoded, see h3's pathname rules). */
+export function pathParam(event: H3Event, name: string): string {
+  const value = getRouterParams(event, { decode: true })[name];
+  if (value === undefined) throw badRequest(`Missing path parameter "${name}"`);
+  return value;
+}

@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from 'h3';
+import type { Synchronous } from './db/connection.ts';
+import { GroupCommitter } from './db/group-commit.ts';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
+import { createApp } from './http/app.ts';
+import type { AppContext } from './http/context.ts';
+import { startScheduler } from './jobs/scheduler.ts';
+import { createLogger, type LogLevel } from './log.ts';
+import { openStore, type Store } from './store.ts';
+
+export interface ServeOptions {
+  db: string;
+  port: number;
+  host: string;
+  publicUrl?: string | undefined;
+  synchronous?: Synchronous | undefined;
+  masterKey?: string | undefined;
+  clock?: Clock;
+  logLevel?: LogLevel;
+  /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
+  scheduler?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  publicUrl: string;
+  /** Set when the database was empty and a "Default" project was created for this start. */
+  bootstrap: CreatedProject | null;
+  ctx: AppContext;
+  store: Store;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server.address() as AddressInfo));
+  });
+}
+
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const log = createLogger(options.logLevel);
+  const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  const { db, box } = store;
+  const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
+
+  const committer = new GroupCommitter(db);
+  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work) };
+  const server = createServer(toNodeHandler(createApp(ctx)));
+  server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
+  let address: AddressInfo;
+  try {
+    address = await listen(server, options.port, options.host);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log);
+
+  return {
+    url,
+    publicUrl: options.publicUrl ?? url,
+    bootstrap,
+    ctx,
+    store,
+    async close() {
+      scheduler?.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await committer.drain();
+      server.closeAllConnections();
+      await closed;
+      store.close();
+    },
+  };
+}
