@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { AppError } from '../src/domain/errors.ts';
+import { backupCommand } from './commands/backup.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -12,7 +13,7 @@ const program = new Command('punchcard')
   .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 
-for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand]) {
+for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand]) {
   program.addCommand(command);
 }
 

@@ -4,17 +4,15 @@ import { startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
 import { parsePositiveInt } from '../output.ts';
 
-function printBootstrap(created: CreatedProject): void {
-  console.log(`
+const bootstrapBanner = (created: CreatedProject, url: string) => `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
 Its keys are shown only this once; store them somewhere safe:
   secret key       ${created.secretKey}
   publishable key  ${created.publishableKey}
   widget secret    ${created.widgetSecret}
 Try: curl -H "Authorization: Bearer ${created.secretKey}" -H 'content-type: application/json' \\
-       -d '{"externalId":"alice"}' http://<address>/api/v1/members
-`);
-}
+       -d '{"externalId":"alice"}' ${url}/api/v1/members
+`;
 
 export const serveCommand = new Command('serve')
   .description('start the HTTP server (server API under /api/v1)')
@@ -34,8 +32,8 @@ export const serveCommand = new Command('serve')
       masterKey: process.env.PUNCHCARD_MASTER_KEY,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
     });
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})`);
-    if (server.bootstrap) printBootstrap(server.bootstrap);
+    // One write, so whoever reads the first line also gets the keys with it.
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

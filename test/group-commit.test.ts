@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/db/connection.ts';
+import { GroupCommitter } from '../src/db/group-commit.ts';
+
+let dir: string;
+let db: Db;
+let observer: Db;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'punchcard-group-'));
+  db = openDatabase(join(dir, 'g.db'));
+  db.exec('CREATE TABLE items (n INTEGER NOT NULL UNIQUE)');
+  observer = openDatabase(join(dir, 'g.db'));
+});
+afterEach(() => {
+  observer.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const visible = () => (observer.prepare('SELECT n FROM items ORDER BY n').all() as { n: number }[]).map((r) => r.n);
+const insert = (n: number) => () => db.prepare('INSERT INTO items (n) VALUES (?)').run(n).changes;
+
+describe('GroupCommitter', () => {
+  it('commits writes of one event-loop turn in one transaction and resolves only after COMMIT', async () => {
+    const committer = new GroupCommitter(db);
+    const commits: number[][] = [];
+    const results = [1, 2, 3].map((n) => committer.run(insert(n)).then((value) => {
+      commits.push(visible()); // another connection already sees the write when the promise resolves
+      return value;
+    }));
+    expect(visible()).toEqual([]); // nothing before the batch runs
+    expect(await Promise.all(results)).toEqual([1, 1, 1]);
+    expect(commits).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
+  });
+
+  it('rolls back only the write that failed', async () => {
+    const committer = new GroupCommitter(db);
+    const outcomes = await Promise.allSettled([
+      committer.run(insert(1)),
+      committer.run(() => {
+        insert(2)();
+        insert(1)(); // UNIQUE violation: this write's savepoint rolls back, including its 2
+      }),
+      committer.run(insert(3)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(visible()).toEqual([1, 3]);
+  });
+
+  it('splits large queues into batches of at most maxBatch', async () => {
+    const committer = new GroupCommitter(db, { maxBatch: 10 });
+    // While write i runs, another connection sees only what earlier batches committed.
+    const committedBefore = await Promise.all(Array.from({ length: 35 }, (_, i) => committer.run(() => {
+      insert(i)();
+      return visible().length;
+    })));
+    expect(committedBefore).toEqual(Array.from({ length: 35 }, (_, i) => Math.floor(i / 10) * 10));
+    expect(visible()).toHaveLength(35);
+  });
+
+  it('rejects asynchronous work instead of committing half of it', async () => {
+    const committer = new GroupCommitter(db);
+    await expect(committer.run(async () => insert(5)())).rejects.toThrow(/promise/);
+    expect(visible()).toEqual([]);
+  });
+
+  it('drain() waits for queued writes', async () => {
+    const committer = new GroupCommitter(db);
+    void committer.run(insert(7));
+    await committer.drain();
+    expect(visible()).toEqual([7]);
+  });
+});

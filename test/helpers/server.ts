@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createProject } from '../../src/domain/projects.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { client } from './http.ts';
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  constructor(public current = new Date('2026-01-15T12:00:00.000Z')) {}
+  now = () => this.current;
+  advance(ms: number) {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+export const TEST_MASTER_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
+export interface TestServer extends RunningServer {
+  dir: string;
+  dbPath: string;
+  clock: TestClock;
+  /** Secret key of the "Default" project created on the empty database. */
+  secretKey: string;
+  projectId: string;
+  api: ReturnType<typeof client>;
+  /** Creates another project (tenant) and returns its keys and a client using its secret key. */
+  addProject(name: string): { projectId: string; secretKey: string; publishableKey: string; api: ReturnType<typeof client> };
+  stop(): Promise<void>;
+}
+
+/** A real Punchcard server on 127.0.0.1 with its own SQLite file in a temp folder. */
+export async function startTestServer(options: { clock?: TestClock } = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
+  const dbPath = join(dir, 'punchcard.db');
+  const clock = options.clock ?? new TestClock(new Date());
+  const server = await startServer({
+    db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
+  });
+  const bootstrap = server.bootstrap!;
+  return {
+    ...server,
+    dir,
+    dbPath,
+    clock,
+    secretKey: bootstrap.secretKey,
+    projectId: bootstrap.project.id,
+    api: client(server.url, bootstrap.secretKey),
+    addProject(name) {
+      const created = createProject(server.ctx.db, server.ctx.box, { name }, clock.now());
+      return { projectId: created.project.id, secretKey: created.secretKey, publishableKey: created.publishableKey, api: client(server.url, created.secretKey) };
+    },
+    async stop() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Row counts of every table that a request could change, to assert "nothing was written". */
+export function tableCounts(server: RunningServer): Record<string, number> {
+  const tables = ['members', 'transactions', 'point_lots', 'idempotency_keys', 'api_keys', 'projects'];
+  return Object.fromEntries(tables.map((t) => [t, (server.ctx.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+}
