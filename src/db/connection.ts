@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type Synchronous = 'FULL' | 'NORMAL';
@@ -11,13 +11,15 @@ export interface OpenOptions {
    * NORMAL is faster but may lose the last commits on power loss (never on a process crash).
    */
   synchronous?: Synchronous;
-  readonly?: boolean;
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  if (!options.readonly) db.pragma('journal_mode = WAL');
+  mkdirSync(dirname(path), { recursive: true });
+  const isNew = !existsSync(path);
+  const db = new Database(path);
+  // Members' personal data lives here: readable by the owner only (SQLite gives the WAL the same mode).
+  if (isNew) chmodSync(path, 0o600);
+  db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);

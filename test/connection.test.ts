@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/connection.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'punchcard-connection-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('openDatabase', () => {
+  it('opens a ledger-grade connection: WAL, fsync on every commit, foreign keys, busy timeout', () => {
+    const path = join(dir, 'nested', 'folder', 'a.db');
+    const db = openDatabase(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    db.close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses synchronous=NORMAL only when asked', () => {
+    const db = openDatabase(join(dir, 'b.db'), { synchronous: 'NORMAL' });
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    db.close();
+  });
+});
