@@ -53,6 +53,17 @@ describe('points', () => {
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
 
+  it('addresses externalIds containing slashes and unicode when URL-encoded', async () => {
+    for (const externalId of ['shop/42', 'zoë ✓']) {
+      expect((await server.api.post('/api/v1/members', { externalId })).status).toBe(201);
+      const res = await server.api.post(`/api/v1/members/${encodeURIComponent(externalId)}/points`, { amount: 3 });
+      expect(res.body.member).toMatchObject({ externalId, points: 3 });
+    }
+    const malformed = await server.api.get('/api/v1/members/%C3%28/points');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/percent-encod/);
+  });
+
   it('refuses to change a transaction once written (append-only ledger)', () => {
     expect(() => server.ctx.db.prepare('UPDATE transactions SET amount = 1').run()).toThrow(/append-only/);
     expect(() => server.ctx.db.prepare('DELETE FROM transactions').run()).toThrow(/append-only/);

@@ -27,6 +27,8 @@ function toAppError(thrown: unknown, log: Logger): AppError {
   if (HTTPError.isError(error) && error.status < 500) {
     const title = STATUS_TITLES[error.status] ?? 'Bad Request';
     if (error.status === 404) return new AppError(404, title, 'No such endpoint. The server API lives under /api/v1; see docs/api.md.');
+    // h3 rejects malformed percent-encoding in the path before routing.
+    if (error.status === 400 && error.message === 'Bad Request') return new AppError(400, title, 'The request URL is not valid; check its percent-encoding.');
     return new AppError(error.status, title, error.message || title);
   }
   log.error('unhandled error', error);

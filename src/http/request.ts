@@ -90,9 +90,16 @@ export function readQuery<S extends Schema>(event: H3Event, schema: S): v.InferO
   return validate(schema, query, 'query');
 }
 
-/** A decoded path parameter (encoded separators stay encoded, see h3's pathname rules). */
+/**
+ * A path parameter, fully decoded. h3 matched the raw segment, so an encoded slash (`a%2Fb`)
+ * stays inside this one parameter; decoding it afterwards lets externalIds contain "/".
+ */
 export function pathParam(event: H3Event, name: string): string {
-  const value = getRouterParams(event, { decode: true })[name];
-  if (value === undefined) throw badRequest(`Missing path parameter "${name}"`);
-  return value;
+  const raw = getRouterParams(event)[name];
+  if (raw === undefined) throw badRequest(`Missing path parameter "${name}"`);
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`Path parameter "${name}" is not valid percent-encoded UTF-8.`);
+  }
 }
