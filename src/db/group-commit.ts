@@ -1,4 +1,6 @@
 import type { Db } from './connection.ts';
+import { stmt } from './statements.ts';
+import { inSavepoint } from './transaction.ts';
 
 interface PendingWrite {
   work: () => unknown;
@@ -67,12 +69,10 @@ export class GroupCommitter {
     const db = this.#db;
     const outcomes: Outcome[] = [];
     try {
-      db.exec('BEGIN IMMEDIATE');
+      stmt(db, 'BEGIN IMMEDIATE').run();
       for (const write of batch) {
         try {
-          // Nested inside BEGIN, better-sqlite3 wraps this in SAVEPOINT … RELEASE / ROLLBACK TO
-          // (and refuses work that returns a promise, which could not finish inside the batch).
-          outcomes.push({ ok: true, value: db.transaction(write.work)() });
+          outcomes.push({ ok: true, value: inSavepoint(db, write.work) });
         } catch (error) {
           // Some errors (I/O, disk full) make SQLite abandon the whole transaction; then nothing
           // of this batch can be committed.
@@ -80,9 +80,9 @@ export class GroupCommitter {
           outcomes.push({ ok: false, error });
         }
       }
-      db.exec('COMMIT');
+      stmt(db, 'COMMIT').run();
     } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      if (db.inTransaction) stmt(db, 'ROLLBACK').run();
       const failure = new StorageError(error);
       for (const write of batch) write.reject(failure);
       return;

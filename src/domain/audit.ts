@@ -8,8 +8,8 @@ export interface LedgerViolation {
 
 /**
  * Checks the ledger invariant for every member (of one project, or all):
- * balance == sum of amounts, lifetime earned == sum of positive amounts, the unspent point lots
- * add up to the balance, and every transaction's `balance` is the running sum up to it.
+ * balance == sum of amounts, lifetime earned == sum of positive amounts, the unspent expiring
+ * point lots add up to no more than the balance (the rest never expires), and every transaction's `balance` is the running sum up to it.
  * Used by the tests and by `punchcard doctor`; an empty list means the ledger is sound.
  */
 export function checkLedger(db: Db, projectId?: string): LedgerViolation[] {
@@ -27,7 +27,7 @@ export function checkLedger(db: Db, projectId?: string): LedgerViolation[] {
     const add = (problem: string) => violations.push({ memberId: t.memberId, projectId: t.projectId, problem });
     if (t.points !== t.sumAmounts) add(`balance ${t.points} != sum of transactions ${t.sumAmounts}`);
     if (t.earned !== t.sumPositive) add(`totalPointsEarned ${t.earned} != sum of awards ${t.sumPositive}`);
-    if (t.sumLots !== t.points) add(`unspent point lots ${t.sumLots} != balance ${t.points}`);
+    if (t.sumLots > t.points) add(`unspent expiring points ${t.sumLots} exceed the balance ${t.points}`);
   }
   const chain = db.prepare(`
     SELECT member_id AS memberId, project_id AS projectId, id, balance, running FROM (

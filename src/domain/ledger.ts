@@ -74,13 +74,14 @@ export const MAX_POSTING = 1_000_000_000;
 
 /**
  * The one function that changes a balance. Writes the transaction, updates the member and the
- * point lots in one SQLite transaction. Deductions first expire what is due, then draw from the
- * earliest-expiring points, and never take a balance below zero.
+ * expiring point lots in one SQLite transaction. Deductions first expire what is due, then draw
+ * from the earliest-expiring points (never-expiring points last), and never take a balance below
+ * zero. `member` must have been read in the same transaction.
  */
 export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { transaction: Transaction; member: Member } {
   return atomically(db, () => {
-    if (posting.amount < 0 && posting.type !== 'EXPIRED') expireDuePoints(db, member.id, now);
-    const current = memberById(db, member.id);
+    const expired = posting.amount < 0 && posting.type !== 'EXPIRED' ? expireDuePoints(db, member.id, now) : 0;
+    const current = expired > 0 ? memberById(db, member.id) : member;
     const balance = current.points + posting.amount;
     if (balance < 0) {
       throw insufficientPoints(`The member has ${current.points} points; ${-posting.amount} cannot be deducted.`);
@@ -106,15 +107,15 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
     stmt(db, `INSERT INTO transactions (id, project_id, member_id, amount, balance, type, source, actor, description,
       reference_id, metadata, expires_at, created_at) VALUES (@id, @project_id, @member_id, @amount, @balance, @type,
       @source, @actor, @description, @reference_id, @metadata, @expires_at, @created_at)`).run(row);
-    if (posting.amount > 0) {
+    if (posting.amount < 0) drawFromLots(db, current.id, -posting.amount);
+    else if (row.expires_at !== null) {
       stmt(db, 'INSERT INTO point_lots (transaction_id, project_id, member_id, remaining, expires_at) VALUES (?, ?, ?, ?, ?)')
         .run(row.id, row.project_id, row.member_id, row.amount, row.expires_at);
-    } else {
-      drawFromLots(db, current.id, -posting.amount);
     }
     stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ? WHERE id = ?')
       .run(balance, earned, row.created_at, current.id);
-    return { transaction: toTransaction(row), member: toMember(memberById(db, current.id)) };
+    const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
+    return { transaction: toTransaction(row), member: toMember(updated) };
   });
 }
 
@@ -124,22 +125,22 @@ function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: D
   return policy?.days ? addMs(now, policy.days * DAY_MS).toISOString() : null;
 }
 
-/** Spends `amount` from the member's lots, earliest expiry first, never-expiring last. */
+/**
+ * Spends `amount` from the member's expiring lots, earliest expiry first. Whatever the lots do not
+ * cover comes from never-expiring points, which need no bookkeeping: they are the balance minus
+ * the lots.
+ */
 function drawFromLots(db: Db, memberId: string, amount: number): void {
   const lots = stmt<{ transaction_id: string; remaining: number }>(db, `SELECT transaction_id, remaining FROM point_lots
-    WHERE member_id = ? AND remaining > 0 ORDER BY expires_at IS NULL, expires_at, rowid`).iterate(memberId);
-  const updates: [number, string][] = [];
+    WHERE member_id = ? AND remaining > 0 ORDER BY expires_at, rowid`).all(memberId);
+  const update = stmt(db, 'UPDATE point_lots SET remaining = ? WHERE transaction_id = ?');
   let left = amount;
   for (const lot of lots) {
-    const take = Math.min(lot.remaining, left);
-    updates.push([lot.remaining - take, lot.transaction_id]);
-    left -= take;
     if (left === 0) break;
+    const take = Math.min(lot.remaining, left);
+    update.run(lot.remaining - take, lot.transaction_id);
+    left -= take;
   }
-  const update = stmt(db, 'UPDATE point_lots SET remaining = ? WHERE transaction_id = ?');
-  for (const [remaining, id] of updates) update.run(remaining, id);
-  // The lots always sum to the balance, which was checked above; a shortfall means corruption.
-  if (left !== 0) throw new Error(`ledger lots of member ${memberId} are short by ${left} points`);
 }
 
 /**
@@ -166,7 +167,7 @@ export function expireDuePoints(db: Db, memberId: string, now: Date): number {
 /** Members with points that expired at or before `now`, oldest first, for the expiry pass. */
 export function membersWithDuePoints(db: Db, now: Date, limit: number): string[] {
   return stmt<{ member_id: string }>(db, `SELECT DISTINCT member_id FROM point_lots
-    WHERE remaining > 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`)
+    WHERE remaining > 0 AND expires_at <= ? ORDER BY expires_at LIMIT ?`)
     .all(now.toISOString(), limit).map((row) => row.member_id);
 }
 
