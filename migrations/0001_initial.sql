@@ -44,9 +44,10 @@ CREATE TABLE members (
   last_checkin_at      TEXT,
   created_at           TEXT NOT NULL,
   updated_at           TEXT NOT NULL,
-  erased_at            TEXT,
-  UNIQUE (project_id, external_id)
+  erased_at            TEXT
 );
+-- An externalId is unique among a project's live members; an erased member gives its id back.
+CREATE UNIQUE INDEX members_external_id ON members(project_id, external_id) WHERE erased_at IS NULL;
 CREATE INDEX members_project_email ON members(project_id, email COLLATE NOCASE);
 
 -- The ledger. Append-only: the triggers below refuse every UPDATE and DELETE.

@@ -13,7 +13,8 @@ type Origin = 'body' | 'query';
 function describeIssue(issue: v.BaseIssue<unknown>, origin: Origin): string {
   const path = issue.path?.map((item) => String(item.key)).join('.') ?? '';
   const noun = origin === 'query' ? 'query parameter' : 'field';
-  if (issue.type === 'strict_object' && path) return `Unknown ${noun} "${path}"`;
+  // A strict object reports both unknown keys (expected "never") and missing required keys.
+  if (issue.type === 'strict_object' && path && issue.expected === 'never') return `Unknown ${noun} "${path}"`;
   if (!path) return `The request ${origin === 'query' ? 'query' : 'body'} ${issue.message}`;
   const what = origin === 'query' ? `Query parameter "${path}"` : `"${path}"`;
   return issue.received === 'undefined' ? `${what} is required` : `${what} ${issue.message}`;

@@ -22,7 +22,11 @@ const httpUrl = v.pipe(
   v.check((url) => /^https?:\/\//i.test(url), 'must be an http or https URL'),
 );
 
-const isRealDate = (date: string) => new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
+// Runs even when isoDate has already failed (valibot keeps validating), so it must not throw on junk.
+const isRealDate = (date: string) => {
+  const parsed = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(date);
+};
 const calendarDate = v.pipe(v.string('must be a string'), v.isoDate('must be a date written YYYY-MM-DD'), v.check(isRealDate, 'is not a real calendar date'));
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -36,6 +40,7 @@ const metadata = v.pipe(
 const timestamp = v.pipe(
   v.string('must be a string'),
   v.isoTimestamp('must be an ISO 8601 date-time such as 2026-12-31T23:59:59Z'),
+  v.check((value) => isRealDate(value.slice(0, 10)), 'is not a real calendar date'),
   v.transform((value) => new Date(value)),
   v.check((date) => !Number.isNaN(date.getTime()), 'is not a real date-time'),
 );
@@ -96,7 +101,7 @@ export const memberListQuery = v.strictObject({
 
 export const memberLookupQuery = v.pipe(
   v.strictObject({ email: v.optional(text(254)), externalId: v.optional(externalId) }),
-  v.check((q) => (q.email === undefined) !== (q.externalId === undefined), 'give exactly one of email or externalId'),
+  v.check((q) => (q.email === undefined) !== (q.externalId === undefined), 'must give exactly one of email or externalId'),
 );
 
 export const pointsQuery = v.strictObject({

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import type { ApiResponse } from './helpers/http.ts';
+import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
+
+type Api = TestServer['api'];
+
+let server: TestServer;
+let a: { projectId: string; api: Api };
+let b: { projectId: string; api: Api };
+
+/** B's members, with an externalId that needs encoding and one that A will reuse. */
+const B_MEMBERS = [
+  { externalId: 'bella', email: 'bella@b.example', name: 'Bella B', phone: '+1555', dateOfBirth: '1990-04-01', metadata: { tier: 'gold' } },
+  { externalId: 'shop/7 ✓', email: 'seven@b.example', name: 'Seven' },
+  { externalId: 'shared-id', email: 'shared@b.example', name: 'Shared in B' },
+];
+
+const enc = encodeURIComponent;
+
+/** Everything B holds, as raw rows, to compare before and after A's attempts. */
+function snapshotB() {
+  const db = server.ctx.db;
+  return {
+    members: db.prepare('SELECT * FROM members WHERE project_id = ? ORDER BY id').all(b.projectId),
+    transactions: (db.prepare('SELECT count(*) AS n FROM transactions WHERE project_id = ?').get(b.projectId) as { n: number }).n,
+    lots: db.prepare('SELECT * FROM point_lots WHERE project_id = ? ORDER BY transaction_id').all(b.projectId),
+  };
+}
+
+function expectNotFound(res: ApiResponse, label: string) {
+  expect(res.status, `${label}: ${res.text}`).toBe(404);
+  expect(res.body.error, label).toBe('Not Found');
+  expect(Object.keys(res.body).sort(), label).toEqual(['error', 'message']);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  a = { projectId: server.projectId, api: server.api };
+  b = server.addProject('Tenant B');
+  for (const member of B_MEMBERS) expect((await b.api.post('/api/v1/members', member)).status).toBe(201);
+  for (const { externalId } of B_MEMBERS) {
+    expect((await b.api.post(`/api/v1/members/${enc(externalId)}/points`, { amount: 100, description: 'B award' })).status).toBe(200);
+    expect((await b.api.post(`/api/v1/members/${enc(externalId)}/points`, { amount: -30 })).status).toBe(200);
+  }
+  expect((await b.api.post('/api/v1/members/bella/points', { amount: 5, expiresAt: '2099-01-01T00:00:00Z' })).status).toBe(200);
+  expect((await a.api.post('/api/v1/members', { externalId: 'alice', email: 'alice@a.example', name: 'Alice A' })).status).toBe(201);
+});
+afterAll(() => server.stop());
+
+describe('tenancy: a project key sees and changes only its own project', () => {
+  it("answers 404 on every member and points route for another project's externalIds, and changes nothing", async () => {
+    const before = snapshotB();
+    const counts = tableCounts(server);
+    expect(before.transactions).toBe(7);
+
+    for (const { externalId, email } of B_MEMBERS) {
+      const path = `/api/v1/members/${enc(externalId)}`;
+      const attempts: [string, () => Promise<ApiResponse>][] = [
+        ['GET member', () => a.api.get(path)],
+        ['PATCH member', () => a.api.patch(path, { name: 'Hijacked', email: 'evil@a.example', metadata: { owned: true } })],
+        ['DELETE member', () => a.api.delete(path)],
+        ['GET export', () => a.api.get(`${path}/export`)],
+        ['GET points', () => a.api.get(`${path}/points`)],
+        ['GET points history', () => a.api.get(`${path}/points?history=true&limit=100`)],
+        ['POST award', () => a.api.post(`${path}/points`, { amount: 1000 })],
+        ['POST deduct', () => a.api.post(`${path}/points`, { amount: -70 })],
+        ['POST award with idempotency key', () => a.api.post(`${path}/points`, { amount: 5, idempotencyKey: `x-${externalId}` })],
+        ['lookup by email', () => a.api.get(`/api/v1/members/lookup?email=${enc(email)}`)],
+        ['lookup by email, other case', () => a.api.get(`/api/v1/members/lookup?email=${enc(email.toUpperCase())}`)],
+        ['lookup by externalId', () => a.api.get(`/api/v1/members/lookup?externalId=${enc(externalId)}`)],
+      ];
+      for (const [label, attempt] of attempts) {
+        const res = await attempt();
+        expectNotFound(res, `${label} ${externalId}`);
+      }
+    }
+
+    expect(snapshotB()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+    // B still sees its own members exactly as they were.
+    const bella = await b.api.get('/api/v1/members/bella');
+    expect(bella.body).toMatchObject({ name: 'Bella B', email: 'bella@b.example', points: 75, metadata: { tier: 'gold' } });
+    const export_ = await b.api.get('/api/v1/members/bella/export');
+    expect(export_.body.transactions).toHaveLength(3);
+  });
+
+  it("never lists another project's members, with or without a search", async () => {
+    const all = await a.api.get('/api/v1/members?limit=100');
+    expect(all.status).toBe(200);
+    expect(all.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(['alice']);
+    expect(all.body.pagination).toEqual({ total: 1, limit: 100, offset: 0, hasMore: false });
+
+    for (const search of ['bella', 'b.example', 'Seven', 'shared', '@', 'e', '']) {
+      const res = await a.api.get(`/api/v1/members?search=${enc(search)}`);
+      expect(res.status, search).toBe(200);
+      const ids = res.body.members.map((m: { externalId: string }) => m.externalId);
+      expect(ids.every((id: string) => id === 'alice'), `search "${search}" leaked ${ids}`).toBe(true);
+      expect(res.body.pagination.total, search).toBe(ids.length);
+    }
+    const paged = await a.api.get('/api/v1/members?offset=1');
+    expect(paged.body.members).toEqual([]);
+    expect(paged.body.pagination).toMatchObject({ total: 1, hasMore: false });
+
+    // And B, for its part, sees only its own three.
+    const fromB = await b.api.get('/api/v1/members');
+    expect(fromB.body.members.map((m: { externalId: string }) => m.externalId).sort()).toEqual(B_MEMBERS.map((m) => m.externalId).sort());
+  });
+
+  it("creates a separate member when A posts B's externalId, leaving B's untouched", async () => {
+    const before = snapshotB();
+    const bShared = (await b.api.get('/api/v1/members/shared-id')).body;
+
+    const created = await a.api.post('/api/v1/members', { externalId: 'shared-id', name: 'Shared in A' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ externalId: 'shared-id', name: 'Shared in A', email: null, points: 0, totalPointsEarned: 0 });
+    expect(created.body.id).not.toBe(bShared.id);
+
+    const award = await a.api.post('/api/v1/members/shared-id/points', { amount: 9 });
+    expect(award.status).toBe(200);
+    expect(award.body.member).toMatchObject({ id: created.body.id, points: 9 });
+
+    const again = await a.api.post('/api/v1/members', { externalId: 'shared-id', email: 'a-side@a.example' });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(created.body.id);
+
+    expect(snapshotB()).toEqual(before);
+    expect((await b.api.get('/api/v1/members/shared-id')).body).toEqual(bShared);
+    expect((await a.api.get('/api/v1/members/shared-id')).body).toMatchObject({ id: created.body.id, name: 'Shared in A', email: 'a-side@a.example', points: 9 });
+    // A's lookup by B's email for this externalId still finds nothing.
+    expectNotFound(await a.api.get('/api/v1/members/lookup?email=shared%40b.example'), 'lookup B email');
+
+    const rows = server.ctx.db.prepare("SELECT project_id FROM members WHERE external_id = 'shared-id' ORDER BY project_id").all() as { project_id: string }[];
+    expect(rows.map((r) => r.project_id).sort()).toEqual([a.projectId, b.projectId].sort());
+  });
+
+  it('erasing in A leaves the same externalId in B alone', async () => {
+    const before = snapshotB();
+    const res = await a.api.delete('/api/v1/members/shared-id');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, deleted: 'shared-id' });
+    expect(snapshotB()).toEqual(before);
+    expect((await b.api.get('/api/v1/members/shared-id')).body).toMatchObject({ name: 'Shared in B', points: 70 });
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+
+  it("does not share idempotency keys between projects", async () => {
+    const key = { 'idempotency-key': 'same-key-both-projects' };
+    const inB = await b.api.post('/api/v1/members/bella/points', { amount: 2 }, { headers: key });
+    const inA = await a.api.post('/api/v1/members/alice/points', { amount: 2 }, { headers: key });
+    expect(inB.status).toBe(200);
+    expect(inA.status).toBe(200);
+    expect(inA.headers['idempotent-replayed']).toBeUndefined();
+    expect(inA.body.member.externalId).toBe('alice');
+    expect(inB.body.member.externalId).toBe('bella');
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});

@@ -1,0 +1,219 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import type { RequestOptions } from './helpers/http.ts';
+import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const created = await server.api.post('/api/v1/members', { externalId: 'vic', email: 'vic@example.com', name: 'Vic' });
+  expect(created.status).toBe(201);
+  expect((await server.api.post('/api/v1/members/vic/points', { amount: 50 })).status).toBe(200);
+});
+afterAll(() => server.stop());
+
+/** Everything a refused request could have touched, row for row. */
+function snapshot() {
+  const db = server.ctx.db;
+  return {
+    counts: tableCounts(server),
+    members: db.prepare('SELECT * FROM members ORDER BY id').all(),
+    lots: db.prepare('SELECT * FROM point_lots ORDER BY transaction_id').all(),
+  };
+}
+
+const json = (text: string): RequestOptions => ({ raw: text, headers: { 'content-type': 'application/json' } });
+const body = (value: unknown): RequestOptions => ({ body: value });
+const longString = (n: number, c = 'x') => c.repeat(n);
+/** A future instant relative to the server's clock (real time in this file). */
+const inOneDay = () => new Date(Date.now() + 86_400_000).toISOString();
+
+interface Case {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  options?: RequestOptions | (() => RequestOptions);
+  /** The message must match this: it names the field and the rule. */
+  message: RegExp;
+}
+
+const MEMBERS = '/api/v1/members';
+const VIC = '/api/v1/members/vic';
+const POINTS = '/api/v1/members/vic/points';
+
+const cases: Case[] = [
+  // POST /members
+  { name: 'create: externalId missing', method: 'POST', path: MEMBERS, options: body({ name: 'x' }), message: /"externalId" is required/ },
+  { name: 'create: externalId a number', method: 'POST', path: MEMBERS, options: body({ externalId: 42 }), message: /"externalId" must be a string/ },
+  { name: 'create: externalId empty', method: 'POST', path: MEMBERS, options: body({ externalId: '' }), message: /"externalId" must not be empty/ },
+  { name: 'create: externalId 300 chars', method: 'POST', path: MEMBERS, options: body({ externalId: longString(300) }), message: /"externalId" must be at most 255 characters/ },
+  { name: 'create: externalId with a newline', method: 'POST', path: MEMBERS, options: body({ externalId: 'a\nb' }), message: /"externalId" must not contain control characters/ },
+  { name: 'create: externalId with NUL', method: 'POST', path: MEMBERS, options: body({ externalId: 'a\u0000b' }), message: /"externalId" must not contain control characters/ },
+  { name: 'create: externalId null', method: 'POST', path: MEMBERS, options: body({ externalId: null }), message: /"externalId" must be a string/ },
+  { name: 'create: bad email', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', email: 'not-an-email' }), message: /"email" must be a valid email address/ },
+  { name: 'create: email a number', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', email: 5 }), message: /"email" must be a string/ },
+  { name: 'create: avatarUrl javascript:', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', avatarUrl: 'javascript:alert(1)' }), message: /"avatarUrl" must be an http or https URL/ },
+  { name: 'create: avatarUrl not a url', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', avatarUrl: 'not a url' }), message: /"avatarUrl" must be a valid URL/ },
+  { name: 'create: avatarUrl data:', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', avatarUrl: 'data:text/html,<b>x</b>' }), message: /"avatarUrl" must be an http or https URL/ },
+  { name: 'create: dateOfBirth 2023-02-30', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', dateOfBirth: '2023-02-30' }), message: /"dateOfBirth" is not a real calendar date/ },
+  { name: 'create: dateOfBirth yesterday', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', dateOfBirth: 'yesterday' }), message: /"dateOfBirth" must be a date written YYYY-MM-DD/ },
+  { name: 'create: dateOfBirth month 13', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', dateOfBirth: '2023-13-01' }), message: /"dateOfBirth" must be a date written YYYY-MM-DD/ },
+  { name: 'create: dateOfBirth with a time', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', dateOfBirth: '2000-01-01T00:00:00Z' }), message: /"dateOfBirth" must be a date written YYYY-MM-DD/ },
+  { name: 'create: phone over 32 chars', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', phone: longString(33, '1') }), message: /"phone" must be at most 32 characters/ },
+  { name: 'create: name over 200 chars', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', name: longString(201) }), message: /"name" must be at most 200 characters/ },
+  { name: 'create: metadata an array', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', metadata: [1, 2] }), message: /"metadata" must be a JSON object/ },
+  { name: 'create: metadata a string', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', metadata: '{"a":1}' }), message: /"metadata" must be a JSON object/ },
+  { name: 'create: metadata null', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', metadata: null }), message: /"metadata" must be a JSON object/ },
+  { name: 'create: metadata over 16 KB', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', metadata: { blob: longString(16_400) } }), message: /"metadata" must be at most 16 KB/ },
+  { name: 'create: unknown field', method: 'POST', path: MEMBERS, options: body({ externalId: 'new-1', points: 1000 }), message: /Unknown field "points"/ },
+  { name: 'create: body a JSON array', method: 'POST', path: MEMBERS, options: json('[{"externalId":"new-1"}]'), message: /body must be a JSON object/ },
+  { name: 'create: body null', method: 'POST', path: MEMBERS, options: json('null'), message: /body must be a JSON object/ },
+  { name: 'create: body a string', method: 'POST', path: MEMBERS, options: json('"new-1"'), message: /body must be a JSON object/ },
+  { name: 'create: body a number', method: 'POST', path: MEMBERS, options: json('42'), message: /body must be a JSON object/ },
+  { name: 'create: malformed JSON', method: 'POST', path: MEMBERS, options: json('{"externalId": "new-1",'), message: /not valid JSON/ },
+  { name: 'create: single-quoted JSON', method: 'POST', path: MEMBERS, options: json("{'externalId': 'new-1'}"), message: /not valid JSON/ },
+  { name: 'create: text/plain content-type', method: 'POST', path: MEMBERS, options: { raw: '{"externalId":"new-1"}', headers: { 'content-type': 'text/plain' } }, message: /Content-Type must be application\/json.*text\/plain/ },
+  { name: 'create: form content-type', method: 'POST', path: MEMBERS, options: { raw: '{"externalId":"new-1"}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }, message: /Content-Type must be application\/json/ },
+  { name: 'create: no content-type', method: 'POST', path: MEMBERS, options: { raw: '{"externalId":"new-1"}' }, message: /Content-Type must be application\/json \(got "none"\)/ },
+  { name: 'create: empty body', method: 'POST', path: MEMBERS, options: { headers: { 'content-type': 'application/json' } }, message: /body is empty/ },
+  { name: 'create: whitespace body', method: 'POST', path: MEMBERS, options: json('  \n '), message: /body is empty/ },
+  { name: 'create: Idempotency-Key over 255 chars', method: 'POST', path: MEMBERS, options: { body: { externalId: 'new-1' }, headers: { 'idempotency-key': longString(256, 'k') } }, message: /Idempotency-Key header must be 1 to 255 printable characters/ },
+
+  // PATCH /members/{id}
+  { name: 'patch: unknown field', method: 'PATCH', path: VIC, options: body({ nickname: 'v' }), message: /Unknown field "nickname"/ },
+  { name: 'patch: bad email', method: 'PATCH', path: VIC, options: body({ email: 'vic@' }), message: /"email" must be a valid email address/ },
+  { name: 'patch: externalId given', method: 'PATCH', path: VIC, options: body({ externalId: 'victor' }), message: /Unknown field "externalId"/ },
+  { name: 'patch: points given', method: 'PATCH', path: VIC, options: body({ points: 1_000_000 }), message: /Unknown field "points"/ },
+  { name: 'patch: avatarUrl not a url', method: 'PATCH', path: VIC, options: body({ avatarUrl: 'ftp//x' }), message: /"avatarUrl" must be a valid URL/ },
+  { name: 'patch: metadata an array', method: 'PATCH', path: VIC, options: body({ metadata: [] }), message: /"metadata" must be a JSON object/ },
+  { name: 'patch: empty body', method: 'PATCH', path: VIC, options: { headers: { 'content-type': 'application/json' } }, message: /body is empty/ },
+  { name: 'patch: Idempotency-Key over 255 chars', method: 'PATCH', path: VIC, options: { body: { name: 'V' }, headers: { 'idempotency-key': longString(300, 'k') } }, message: /Idempotency-Key header must be 1 to 255/ },
+
+  // DELETE /members/{id}
+  { name: 'delete: a body with fields', method: 'DELETE', path: VIC, options: body({ force: true }), message: /Unknown field "force"/ },
+
+  // POST /members/{id}/points
+  { name: 'points: amount missing', method: 'POST', path: POINTS, options: body({ description: 'x' }), message: /"amount" is required/ },
+  { name: 'points: amount "10"', method: 'POST', path: POINTS, options: body({ amount: '10' }), message: /"amount" must be a number/ },
+  { name: 'points: amount 1.5', method: 'POST', path: POINTS, options: body({ amount: 1.5 }), message: /"amount" must be a whole number/ },
+  { name: 'points: amount 0', method: 'POST', path: POINTS, options: body({ amount: 0 }), message: /"amount" must not be zero/ },
+  { name: 'points: amount -0', method: 'POST', path: POINTS, options: json('{"amount": -0}'), message: /"amount" must not be zero/ },
+  { name: 'points: amount 1e308', method: 'POST', path: POINTS, options: body({ amount: 1e308 }), message: /"amount" must be at most 1000000000/ },
+  { name: 'points: amount 1e10', method: 'POST', path: POINTS, options: body({ amount: 1e10 }), message: /"amount" must be at most 1000000000/ },
+  { name: 'points: amount -1e10', method: 'POST', path: POINTS, options: body({ amount: -1e10 }), message: /"amount" must be at least -1000000000/ },
+  { name: 'points: amount 1e400 (Infinity)', method: 'POST', path: POINTS, options: json('{"amount": 1e400}'), message: /"amount" must be a whole number/ },
+  { name: 'points: amount NaN literal', method: 'POST', path: POINTS, options: json('{"amount": NaN}'), message: /not valid JSON/ },
+  { name: 'points: amount Infinity literal', method: 'POST', path: POINTS, options: json('{"amount": Infinity}'), message: /not valid JSON/ },
+  { name: 'points: amount "NaN"', method: 'POST', path: POINTS, options: body({ amount: 'NaN' }), message: /"amount" must be a number/ },
+  { name: 'points: amount null', method: 'POST', path: POINTS, options: body({ amount: null }), message: /"amount" must be a number/ },
+  { name: 'points: amount true', method: 'POST', path: POINTS, options: body({ amount: true }), message: /"amount" must be a number/ },
+  { name: 'points: amount an object', method: 'POST', path: POINTS, options: body({ amount: { value: 10 } }), message: /"amount" must be a number/ },
+  { name: 'points: expiresAt "tomorrow"', method: 'POST', path: POINTS, options: body({ amount: 10, expiresAt: 'tomorrow' }), message: /"expiresAt" must be an ISO 8601 date-time/ },
+  { name: 'points: expiresAt a date only', method: 'POST', path: POINTS, options: body({ amount: 10, expiresAt: '2099-01-01' }), message: /"expiresAt" must be an ISO 8601 date-time/ },
+  { name: 'points: expiresAt on February 30', method: 'POST', path: POINTS, options: body({ amount: 10, expiresAt: '2099-02-30T00:00:00Z' }), message: /"expiresAt" is not a real calendar date/ },
+  { name: 'points: expiresAt in the past', method: 'POST', path: POINTS, options: body({ amount: 10, expiresAt: '2020-01-01T00:00:00Z' }), message: /"expiresAt" must be in the future/ },
+  { name: 'points: expiresAt on a deduction', method: 'POST', path: POINTS, options: () => body({ amount: -10, expiresAt: inOneDay() }), message: /"expiresAt" applies only to awards/ },
+  { name: 'points: description 501 chars', method: 'POST', path: POINTS, options: body({ amount: 10, description: longString(501) }), message: /"description" must be at most 500 characters/ },
+  { name: 'points: referenceId 256 chars', method: 'POST', path: POINTS, options: body({ amount: 10, referenceId: longString(256) }), message: /"referenceId" must be at most 255 characters/ },
+  { name: 'points: metadata an array', method: 'POST', path: POINTS, options: body({ amount: 10, metadata: ['a'] }), message: /"metadata" must be a JSON object/ },
+  { name: 'points: unknown field', method: 'POST', path: POINTS, options: body({ amount: 10, type: 'EARNED' }), message: /Unknown field "type"/ },
+  { name: 'points: idempotencyKey ""', method: 'POST', path: POINTS, options: body({ amount: 10, idempotencyKey: '' }), message: /"idempotencyKey" must not be empty/ },
+  { name: 'points: idempotencyKey 256 chars', method: 'POST', path: POINTS, options: body({ amount: 10, idempotencyKey: longString(256) }), message: /"idempotencyKey" must be at most 255 characters/ },
+  { name: 'points: Idempotency-Key over 255 chars', method: 'POST', path: POINTS, options: { body: { amount: 10 }, headers: { 'idempotency-key': longString(256, 'k') } }, message: /Idempotency-Key header must be 1 to 255 printable characters/ },
+  { name: 'points: Idempotency-Key differs from idempotencyKey', method: 'POST', path: POINTS, options: { body: { amount: 10, idempotencyKey: 'a' }, headers: { 'idempotency-key': 'b' } }, message: /differ/ },
+  { name: 'points: several problems at once', method: 'POST', path: POINTS, options: body({ amount: 1.5, description: 7, extra: 1 }), message: /"amount" must be a whole number.*"description" must be a string|"description" must be a string.*"amount"/ },
+
+  // GET /members
+  { name: 'list: limit=-1', method: 'GET', path: `${MEMBERS}?limit=-1`, message: /Query parameter "limit" must be at least 1/ },
+  { name: 'list: limit=0', method: 'GET', path: `${MEMBERS}?limit=0`, message: /Query parameter "limit" must be at least 1/ },
+  { name: 'list: limit=101', method: 'GET', path: `${MEMBERS}?limit=101`, message: /Query parameter "limit" must be at most 100/ },
+  { name: 'list: limit=abc', method: 'GET', path: `${MEMBERS}?limit=abc`, message: /Query parameter "limit" must be a whole number/ },
+  { name: 'list: limit=1.5', method: 'GET', path: `${MEMBERS}?limit=1.5`, message: /Query parameter "limit" must be a whole number/ },
+  { name: 'list: limit empty', method: 'GET', path: `${MEMBERS}?limit=`, message: /Query parameter "limit" must be a whole number/ },
+  { name: 'list: offset=-1', method: 'GET', path: `${MEMBERS}?offset=-1`, message: /Query parameter "offset" must be at least 0/ },
+  { name: 'list: unknown query parameter', method: 'GET', path: `${MEMBERS}?page=2`, message: /Unknown query parameter "page"/ },
+  { name: 'list: limit given twice', method: 'GET', path: `${MEMBERS}?limit=10&limit=20`, message: /Query parameter "limit" must be given at most once/ },
+  { name: 'list: search over 200 chars', method: 'GET', path: `${MEMBERS}?search=${longString(201)}`, message: /Query parameter "search" must be at most 200 characters/ },
+
+  // GET /members/{id}/points
+  { name: 'points query: history=maybe', method: 'GET', path: `${POINTS}?history=maybe`, message: /Query parameter "history" must be true or false/ },
+  { name: 'points query: limit=0', method: 'GET', path: `${POINTS}?history=true&limit=0`, message: /Query parameter "limit" must be at least 1/ },
+  { name: 'points query: limit=101', method: 'GET', path: `${POINTS}?history=true&limit=101`, message: /Query parameter "limit" must be at most 100/ },
+  { name: 'points query: unknown parameter', method: 'GET', path: `${POINTS}?type=EARNED`, message: /Unknown query parameter "type"/ },
+
+  // GET /members/lookup
+  { name: 'lookup: neither email nor externalId', method: 'GET', path: `${MEMBERS}/lookup`, message: /exactly one of email or externalId/ },
+  { name: 'lookup: both email and externalId', method: 'GET', path: `${MEMBERS}/lookup?email=vic%40example.com&externalId=vic`, message: /exactly one of email or externalId/ },
+  { name: 'lookup: unknown parameter', method: 'GET', path: `${MEMBERS}/lookup?name=Vic`, message: /Unknown query parameter "name"/ },
+  { name: 'lookup: email given twice', method: 'GET', path: `${MEMBERS}/lookup?email=a%40b.c&email=d%40e.f`, message: /"email" must be given at most once/ },
+  { name: 'lookup: empty externalId', method: 'GET', path: `${MEMBERS}/lookup?externalId=`, message: /Query parameter "externalId" must not be empty/ },
+];
+
+describe('validation: bad bodies and queries answer 400 and write nothing', () => {
+  it.each(cases)('$name', async ({ method, path, options, message }) => {
+    const before = snapshot();
+    const res = await server.api.call(method, path, typeof options === 'function' ? options() : options);
+    expect(res.status, res.text).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
+    expect(res.body.error).toBe('Bad Request');
+    expect(res.body.message).toMatch(message);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('still accepts the valid requests next to those cases', async () => {
+    const created = await server.api.post(MEMBERS, { externalId: 'new-1', dateOfBirth: '2024-02-29', avatarUrl: 'https://cdn.example/a.png', metadata: { blob: longString(16_000) } });
+    expect(created.status).toBe(201);
+    const typed = await server.api.post(MEMBERS, { externalId: 'new-2' }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(typed.status).toBe(201);
+    const key255 = await server.api.post(POINTS, { amount: 1 }, { headers: { 'idempotency-key': longString(255, 'k') } });
+    expect(key255.status).toBe(200);
+    const limits = await server.api.get(`${MEMBERS}?limit=100&offset=0`);
+    expect(limits.status).toBe(200);
+    const history = await server.api.get(`${POINTS}?history=1&limit=1`);
+    expect(history.status).toBe(200);
+    expect(history.body.transactions).toHaveLength(1);
+  });
+
+  it('answers 413 JSON for a body over 256 KB, and writes nothing', async () => {
+    const before = snapshot();
+    const big = { externalId: 'huge', name: 'x', metadata: { blob: longString(300 * 1024) } };
+    for (const [method, path] of [['POST', MEMBERS], ['PATCH', VIC], ['POST', POINTS]] as const) {
+      const res = await server.api.call(method, path, { body: big });
+      expect(res.status).toBe(413);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body.error).toBe('Payload Too Large');
+      expect(res.body.message).toMatch(/at most 262144 bytes/);
+    }
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('answers 413 for a chunked body over 256 KB that declares no length', async () => {
+    const before = snapshot();
+    const url = new URL(MEMBERS, server.url);
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.secretKey}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.write('{"externalId":"huge","metadata":{"blob":"');
+      const chunk = longString(64 * 1024);
+      for (let i = 0; i < 5; i++) req.write(chunk);
+      req.end('"}}');
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text)).toEqual({ error: 'Payload Too Large', message: expect.stringMatching(/at most 262144 bytes/) });
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('leaves the ledger sound after the whole table', () => {
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
