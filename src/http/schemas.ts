@@ -61,6 +61,9 @@ const profile = {
   metadata: v.optional(metadata),
 };
 
+/** For routes that take no body: `{}` or nothing at all. */
+export const emptyBody = v.strictObject({});
+
 export const memberCreateBody = v.strictObject({ externalId, ...profile });
 export const memberUpdateBody = v.strictObject(profile);
 

@@ -10,7 +10,7 @@ import { requireSecretKey } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { pathParam, readJson, readQuery, validate } from './request.ts';
 import {
-  idempotencyKey, memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody, pointsBody, pointsQuery,
+  emptyBody, idempotencyKey, memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody, pointsBody, pointsQuery,
 } from './schemas.ts';
 
 type Handler = (event: H3Event, key: AuthenticatedKey, now: Date) => unknown;
@@ -80,7 +80,7 @@ export function mountServerApi(app: H3, ctx: AppContext): void {
 
   route('DELETE', '/members/:externalId', async (event, key, now) => {
     const rawBody = await readJson(event, { emptyAllowed: true });
-    validate(v.strictObject({}), rawBody);
+    validate(emptyBody, rawBody);
     return mutate(event, ctx, key, now, { rawBody }, () => ok(eraseMember(ctx.db, key.projectId, pathParam(event, 'externalId'), now)));
   });
 
