@@ -23,7 +23,7 @@ describe('POST /members (upsert)', () => {
     expect(res.status).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({
-      id: expect.stringMatching(/^mem_[0-9A-Za-z]{20}$/),
+      id: expect.stringMatching(/^mem_[0-9A-Za-z]{22}$/),
       externalId: 'ada',
       email: 'ada@example.com',
       name: 'Ada Lovelace',

@@ -1,0 +1,154 @@
+// Punchcard as `punchcard serve` runs it, for the award-route benchmark, in its own process:
+//   node --import tsx bench/punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write]
+// Creates <dir>/bench.db with one project and <members> members (member-0 …) through the domain
+// functions, then starts the real server (startServer: group commit, h3, auth, validation) on
+// 127.0.0.1, port 0, and prints {"url", "secretKey", "db"} as one JSON line on stdout.
+//
+// It also watches the group committer from outside, without touching src/: every write goes
+// through ctx.write, so wrapping it sees each write run inside its batch. A batch runs
+// synchronously in one setImmediate callback, so a microtask queued by its first write runs right
+// after that batch's COMMIT: that gives batch sizes and the COMMIT time (fsync included).
+//
+// `no-write` is a diagnostic: ctx.write answers 200 with a real award's response body without
+// running the write, so the route costs everything but SQLite's part of the award (HTTP, h3, auth,
+// body parsing, validation, serialising the answer).
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import type { Synchronous } from '../src/db/connection.ts';
+import { adjustPoints } from '../src/domain/ledger.ts';
+import { upsertMember } from '../src/domain/members.ts';
+import { createProject } from '../src/domain/projects.ts';
+import { startServer } from '../src/server.ts';
+import { openStore } from '../src/store.ts';
+import { exitWithParent, reply } from './child.ts';
+
+const [syncArg = 'FULL', membersArg = '1000', dir, mode = 'write'] = process.argv.slice(2);
+if (syncArg !== 'FULL' && syncArg !== 'NORMAL') throw new Error(`synchronous must be FULL or NORMAL, not ${syncArg}`);
+if (!dir) throw new Error('usage: punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write]');
+const synchronous: Synchronous = syncArg;
+const members = Number(membersArg);
+const db = join(dir, 'bench.db');
+const masterKey = randomBytes(32).toString('hex');
+
+// Seed through the domain functions, before the server listens.
+const store = await openStore({ path: db, synchronous, masterKey });
+let secretKey: string;
+let sampleAward: unknown;
+try {
+  const now = new Date();
+  const created = createProject(store.db, store.box, { name: 'Bench' }, now);
+  secretKey = created.secretKey;
+  store.db.transaction(() => {
+    for (let i = 0; i < members; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
+  }).immediate();
+  // One award's response body, for no-write; rolled back so the ledger check still adds up.
+  const rollBack = new Error('roll back');
+  try {
+    store.db.transaction(() => {
+      sampleAward = adjustPoints(store.db, created.project.id, 'member-0', { amount: 1 }, secretKey.slice(0, 12), now);
+      throw rollBack;
+    }).immediate();
+  } catch (error) {
+    if (error !== rollBack) throw error;
+  }
+} finally {
+  store.close();
+}
+
+const server = await startServer({
+  db, port: 0, host: '127.0.0.1', synchronous, masterKey, logLevel: 'silent', scheduler: false,
+});
+
+// --- group-commit observation --------------------------------------------------------------
+let sizes: number[] = [];
+let workMs: number[] = [];
+let commitMs: number[] = [];
+let batchSize = 0;
+let batchStart = 0;
+let lastWorkEnd = 0;
+const endBatch = () => {
+  sizes.push(batchSize);
+  workMs.push(lastWorkEnd - batchStart);
+  commitMs.push(performance.now() - lastWorkEnd);
+  batchSize = 0;
+};
+const write = server.ctx.write;
+server.ctx.write = mode === 'no-write'
+  ? <T>(_work: () => T): Promise<T> => Promise.resolve({ status: 200, body: sampleAward } as T)
+  : <T>(work: () => T): Promise<T> => write(() => {
+    if (batchSize++ === 0) {
+      batchStart = performance.now();
+      queueMicrotask(endBatch);
+    }
+    try {
+      return work();
+    } finally {
+      lastWorkEnd = performance.now();
+    }
+  });
+
+let cpuBase = process.cpuUsage();
+let eluBase: EventLoopUtilization = performance.eventLoopUtilization();
+let wallBase = performance.now();
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+function stats() {
+  const wall = performance.now() - wallBase;
+  const cpu = process.cpuUsage(cpuBase);
+  const bySize = [...sizes].sort((a, b) => a - b);
+  const commits = [...commitMs].sort((a, b) => a - b);
+  const writes = sum(sizes);
+  return {
+    wallMs: round(wall, 0),
+    /** CPU time of this process (all threads) over wall time: 1.0 = one core busy. */
+    cpuCores: round((cpu.user + cpu.system) / 1000 / wall),
+    /** Share of wall time the event loop (main thread) was busy. */
+    eventLoopUtilization: round(performance.eventLoopUtilization(eluBase).utilization),
+    batches: sizes.length,
+    writes,
+    batchSize: {
+      mean: round(sizes.length ? writes / sizes.length : 0, 1),
+      p50: percentile(bySize, 50), p90: percentile(bySize, 90), p99: percentile(bySize, 99), max: bySize.at(-1) ?? 0,
+    },
+    /** Time running the writes of a batch (savepoints, domain code, SQL) per batch. */
+    workMsPerBatch: round(sizes.length ? sum(workMs) / sizes.length : 0, 3),
+    /** COMMIT of a batch, fsync of the WAL included, plus settling its promises. */
+    commitMs: {
+      mean: round(commits.length ? sum(commits) / commits.length : 0, 3),
+      p50: round(percentile(commits, 50), 3), p99: round(percentile(commits, 99), 3), max: round(commits.at(-1) ?? 0, 3),
+    },
+    /** Share of wall time spent inside batches (writes + COMMIT). */
+    batchShareOfWall: round((sum(workMs) + sum(commitMs)) / wall),
+  };
+}
+
+exitWithParent((reason) => {
+  server.close().then(() => {
+    // The bench process removes the temp dir; if it died, nobody else will.
+    if (reason === 'orphaned') rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }, (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}, (message) => {
+  if (message.type === 'reset') {
+    sizes = [];
+    workMs = [];
+    commitMs = [];
+    cpuBase = process.cpuUsage();
+    eluBase = performance.eventLoopUtilization();
+    wallBase = performance.now();
+    reply({ type: 'reset' });
+  } else if (message.type === 'stats') {
+    reply({ type: 'stats', stats: stats() });
+  }
+});
+
+console.log(JSON.stringify({ url: server.url, secretKey, db }));
