@@ -1,9 +1,18 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 
-function guardSync<T>(result: T): T {
-  if (result instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
-  return result;
+/** Runs `work` between `open` and `close`; if it throws, runs `undo` and rethrows. */
+function bracket<T>(db: Db, open: string, close: string[], undo: string[], work: () => T): T {
+  stmt(db, open).run();
+  try {
+    const result = work();
+    if (result instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
+    for (const sql of close) stmt(db, sql).run();
+    return result;
+  } catch (error) {
+    if (db.inTransaction) for (const sql of undo) stmt(db, sql).run();
+    throw error;
+  }
 }
 
 /**
@@ -13,30 +22,10 @@ function guardSync<T>(result: T): T {
  * undoes everything if `work` throws, so domain functions never nest savepoints on the hot path.
  */
 export function atomically<T>(db: Db, work: () => T): T {
-  if (db.inTransaction) return work();
-  stmt(db, 'BEGIN IMMEDIATE').run();
-  try {
-    const result = guardSync(work());
-    stmt(db, 'COMMIT').run();
-    return result;
-  } catch (error) {
-    if (db.inTransaction) stmt(db, 'ROLLBACK').run();
-    throw error;
-  }
+  return db.inTransaction ? work() : bracket(db, 'BEGIN IMMEDIATE', ['COMMIT'], ['ROLLBACK'], work);
 }
 
 /** Runs `work` inside the current transaction so that, if it throws, only its own changes are undone. */
 export function inSavepoint<T>(db: Db, work: () => T): T {
-  stmt(db, 'SAVEPOINT unit').run();
-  try {
-    const result = guardSync(work());
-    stmt(db, 'RELEASE unit').run();
-    return result;
-  } catch (error) {
-    if (db.inTransaction) {
-      stmt(db, 'ROLLBACK TO unit').run();
-      stmt(db, 'RELEASE unit').run();
-    }
-    throw error;
-  }
+  return bracket(db, 'SAVEPOINT unit', ['RELEASE unit'], ['ROLLBACK TO unit', 'RELEASE unit'], work);
 }
