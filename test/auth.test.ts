@@ -165,3 +165,29 @@ describe('outside the authenticated API', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 });
+
+describe('revocation while the server runs', () => {
+  it('takes effect on the next request, also when another process (the CLI) revokes', async () => {
+    const { openStore } = await import('../src/store.ts');
+    const { TEST_MASTER_KEY } = await import('./helpers/server.ts');
+    const first = issueKey(server.ctx.db, { projectId: server.projectId, type: 'secret' }, server.clock.now());
+    const second = issueKey(server.ctx.db, { projectId: server.projectId, type: 'secret' }, server.clock.now());
+    const useKey = (key: string) => request(server.url, 'GET', '/api/v1/members', { key });
+    expect((await useKey(first.key)).status).toBe(200); // now cached
+    expect((await useKey(second.key)).status).toBe(200);
+
+    // Same connection, as the server's own code would.
+    revokeKey(server.ctx.db, first.id, server.clock.now());
+    expectError(await useKey(first.key), 401, 'Invalid API key');
+    expect((await useKey(second.key)).status).toBe(200); // cached again
+
+    // A second connection to the same file, as `punchcard keys revoke` would.
+    const cli = await openStore({ path: server.dbPath, masterKey: TEST_MASTER_KEY });
+    try {
+      revokeKey(cli.db, second.id, server.clock.now());
+    } finally {
+      cli.close();
+    }
+    expectError(await useKey(second.key), 401, 'Invalid API key');
+  });
+});

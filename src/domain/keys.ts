@@ -36,6 +36,26 @@ interface KeyRow {
 const PREFIX = { secret: 'sk_live_', publishable: 'pk_live_' } as const;
 const DISPLAY_LENGTH = 12;
 
+/**
+ * Key rows by hash, cached per connection: authentication runs on every request and the rows
+ * almost never change. This module clears the cache whenever it changes a key itself, and
+ * `PRAGMA data_version` changes whenever another connection (the CLI) commits, so a revocation
+ * is seen on the very next request either way. Unknown hashes are never cached.
+ */
+const keyCaches = new WeakMap<Db, { dataVersion: number; byHash: Map<string, KeyRow> }>();
+
+function keyRowByHash(db: Db, hash: string): KeyRow | undefined {
+  const dataVersion = stmt<{ data_version: number }>(db, 'PRAGMA data_version').get()!.data_version;
+  let cache = keyCaches.get(db);
+  if (!cache || cache.dataVersion !== dataVersion) keyCaches.set(db, (cache = { dataVersion, byHash: new Map() }));
+  let row = cache.byHash.get(hash);
+  if (!row) {
+    row = stmt<KeyRow>(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash);
+    if (row) cache.byHash.set(hash, row);
+  }
+  return row;
+}
+
 const toInfo = (row: KeyRow): ApiKeyInfo => ({
   id: row.id,
   projectId: row.project_id,
@@ -47,6 +67,7 @@ const toInfo = (row: KeyRow): ApiKeyInfo => ({
 });
 
 export function issueKey(db: Db, input: { projectId: string; type: KeyType; expiresAt?: Date }, now: Date): IssuedKey {
+  keyCaches.delete(db);
   return atomically(db, () => {
     const key = `${PREFIX[input.type]}${randomBase62(32)}`;
     const row: KeyRow = {
@@ -74,6 +95,7 @@ export function listKeys(db: Db, projectId: string): ApiKeyInfo[] {
 }
 
 export function revokeKey(db: Db, keyId: string, now: Date): ApiKeyInfo {
+  keyCaches.delete(db);
   return atomically(db, () => {
     const row = stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(keyId) as KeyRow | undefined;
     if (!row) throw notFound(`No API key with id "${keyId}"`);
@@ -104,7 +126,7 @@ export function authenticateKey(db: Db, presented: string | undefined, now: Date
     throw unauthorized('Missing API key', 'Send your secret key as "Authorization: Bearer sk_live_…" or in the "X-API-Key" header.');
   }
   const hash = sha256Hex(presented);
-  const row = stmt(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+  const row = keyRowByHash(db, hash);
   if (!row || !constantTimeEqual(row.key_hash, hash) || row.revoked_at !== null) {
     throw unauthorized('Invalid API key', 'The API key is not recognised or has been revoked.');
   }
