@@ -32,7 +32,6 @@ pointsCommand.command('add')
   .requiredOption('--amount <points>', 'whole number; negative deducts')
   .option('--description <text>', 'why, for the member\'s history')
   .option('--json', 'print JSON')
-  .allowUnknownOption(false)
   .action((options: { project: string; member: string; amount: string; description?: string; json?: boolean }, command: Command) =>
     withStore(command, ({ db }) => {
       const amount = Number(options.amount);
