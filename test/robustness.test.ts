@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+  await server.api.post('/api/v1/members', { externalId: 'target' });
+  await server.api.post('/api/v1/members/target/points', { amount: 500 });
+});
+afterAll(() => server.stop());
+
+/** A small deterministic PRNG, so a failure reproduces. */
+function random(seed: number) {
+  return () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+}
+
+const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirth', 'metadata', 'amount', 'description',
+  'referenceId', 'expiresAt', 'idempotencyKey', '__proto__', 'constructor', ''];
+
+function anyValue(rand: () => number, depth = 0): unknown {
+  const pick = Math.floor(rand() * 14);
+  switch (pick) {
+    case 0: return null;
+    case 1: return rand() < 0.5;
+    case 2: return Math.floor(rand() * 2_000) - 1_000;
+    case 3: return (rand() - 0.5) * 1e308;
+    case 4: return rand() * 10;
+    case 5: return '';
+    case 6: return 'x'.repeat(Math.floor(rand() * 600));
+    case 7: return '2026-02-30T10:00:00Z';
+    case 8: return 'a@b';
+    case 9: return '\u0000\u001f\ud800';
+    case 10: return depth > 2 ? [] : [anyValue(rand, depth + 1), anyValue(rand, depth + 1)];
+    case 11: return depth > 2 ? {} : { [FIELDS[Math.floor(rand() * FIELDS.length)]!]: anyValue(rand, depth + 1) };
+    case 12: return 'https://example.com/a.png';
+    default: return String(Math.floor(rand() * 1e6));
+  }
+}
+
+function anyBody(rand: () => number): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of FIELDS) if (rand() < 0.3) body[field] = anyValue(rand);
+  return body;
+}
+
+const ROUTES: [string, string][] = [
+  ['POST', '/api/v1/members'],
+  ['PATCH', '/api/v1/members/target'],
+  ['POST', '/api/v1/members/target/points'],
+  ['DELETE', '/api/v1/members/nobody'],
+];
+
+describe('arbitrary request bodies', () => {
+  it('never produce a 5xx, always answer {error, message} on failure, and keep the ledger sound', async () => {
+    const rand = random(20261121);
+    for (let i = 0; i < 400; i++) {
+      const [method, path] = ROUTES[i % ROUTES.length]!;
+      const raw = rand() < 0.1 ? '{"amount": 1,' : JSON.stringify(anyBody(rand));
+      const res = await server.api.call(method, path, { raw, headers: { 'content-type': 'application/json' } });
+      expect(res.status, `${method} ${path} ${raw}`).toBeLessThan(500);
+      if (res.status >= 400) expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
+    }
+    // Lone surrogates cannot be percent-encoded; send malformed escapes in their place.
+    const encode = (value: unknown) => {
+      try {
+        return encodeURIComponent(String(value));
+      } catch {
+        return '%E0%A4%A';
+      }
+    };
+    for (let i = 0; i < 100; i++) {
+      const query = `limit=${encode(anyValue(rand))}&history=${encode(anyValue(rand))}`;
+      const res = await server.api.get(`/api/v1/members/target/points?${query}`);
+      expect(res.status, query).toBeLessThan(500);
+    }
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
