@@ -27,6 +27,9 @@ export function validate<S extends Schema>(schema: S, input: unknown, origin: Or
   throw badRequest(result.issues.slice(0, 5).map((issue) => describeIssue(issue, origin)).join('; '));
 }
 
+const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+
+/** Reads the Node request stream, stopping as soon as the body passes the limit. */
 function readNodeBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -36,7 +39,7 @@ function readNodeBody(req: IncomingMessage): Promise<string> {
       if (size > MAX_BODY_BYTES) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`));
+        reject(tooLarge());
       } else chunks.push(chunk);
     });
     req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -45,14 +48,12 @@ function readNodeBody(req: IncomingMessage): Promise<string> {
 }
 
 async function readText(event: H3Event): Promise<string> {
-  if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
-    throw new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
-  }
+  if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const node = event.runtime?.node?.req as IncomingMessage | undefined;
-  const text = node ? await readNodeBody(node) : await event.req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
-  }
+  if (node) return readNodeBody(node);
+  // Other runtimes (h3's in-memory app.request) buffer the body first; check it afterwards.
+  const text = await event.req.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
   return text;
 }
 
