@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { addMs, DAY_MS } from './clock.ts';
 import { conflict } from './errors.ts';
+import { sha256Hex } from './secrets.ts';
 
 export interface StoredResponse {
   status: number;
@@ -22,7 +22,7 @@ function canonical(value: unknown): string {
 }
 
 export const requestFingerprint = (method: string, path: string, body: unknown) =>
-  createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+  sha256Hex(`${method} ${path}\n${canonical(body)}`);
 
 /**
  * Runs `perform` at most once per (project, key) within 24 hours. Must run inside the same

@@ -1,7 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
-export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
 
 /** Constant-time string comparison; unequal lengths are compared against themselves to keep timing flat. */
 export function constantTimeEqual(a: string, b: string): boolean {
