@@ -1,8 +1,7 @@
 // The ceiling: a bare node:http server that reads and parses a small JSON POST body and answers a
 // fixed JSON body. Started by bench/run.ts in its own process; prints {"url": …} as one JSON line.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exitWithParent } from './child.ts';
+import { serveReference } from './child.ts';
 
 const reply = JSON.stringify({ ok: true, points: 1 });
 const server = createServer((req, res) => {
@@ -19,12 +18,4 @@ const server = createServer((req, res) => {
     res.end(reply);
   });
 });
-server.keepAliveTimeout = 65_000; // as Punchcard's server does
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }));
-});
-exitWithParent(() => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-});
+serveReference(server);

@@ -1,6 +1,9 @@
 // Shared by the server processes bench/run.ts starts: they stop when asked (IPC message, SIGTERM)
 // and also when the bench process goes away, however it ends (its IPC channel then closes).
 
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 export type ParentMessage = { type: 'stop' } | { type: 'reset' } | { type: 'stats' };
 
 let stopping = false;
@@ -33,4 +36,21 @@ export function exitWithParent(stop: (reason: StopReason) => void, onMessage?: (
 /** Sends a reply to the parent over IPC (ignored when the channel is gone). */
 export function reply(message: unknown): void {
   if (process.connected) process.send?.(message);
+}
+
+/**
+ * Runs a reference server (bare node:http, the h3 floor) the way Punchcard's server runs: same
+ * keep-alive timeout, 127.0.0.1 on a free port. Prints {"url": …} as one JSON line when listening
+ * and stops with its parent.
+ */
+export function serveReference(server: Server): void {
+  server.keepAliveTimeout = 65_000; // as Punchcard's server does
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }));
+  });
+  exitWithParent(() => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
 }

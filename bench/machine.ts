@@ -31,6 +31,26 @@ function snapshot(pids: number[]): Snapshot | null {
   }
 }
 
+/**
+ * Starts measuring the CPU time (user + system, all threads) of each process in `pids`; call the
+ * result when the run is over, before they exit. Seconds per process, or null off Linux.
+ */
+export function watchCpu(pids: number[]): () => number[] | null {
+  const ticks = () => {
+    try {
+      return pids.map(processTicks);
+    } catch {
+      return null;
+    }
+  };
+  const before = ticks();
+  return () => {
+    const after = ticks();
+    if (!before || !after) return null;
+    return after.map((t, i) => (t - before[i]!) / TICKS_PER_SECOND);
+  };
+}
+
 export interface ForeignLoad {
   /** CPU cores' worth of time used by other processes during the run. */
   otherCores: number;

@@ -1,12 +1,13 @@
 // npm run bench: the award route against a bare node:http ceiling — same load tool (autocannon,
 // driven from this process), same duration, same connections, 127.0.0.1 only — under
-// synchronous=FULL and NORMAL; then the in-process ledger rate. See bench/README.md.
+// synchronous=FULL and NORMAL, with two references in between (the same work as bare through a
+// minimal h3 app, and the award route with its SQLite write skipped) and the CPU each server
+// process uses per request; then the in-process ledger rate. See bench/README.md.
 //
 //   BENCH_DURATION     seconds of measured load per HTTP run (default 10)
 //   BENCH_CONNECTIONS  concurrent connections (default 50)
 //   BENCH_WARMUP       seconds of unmeasured load before each HTTP run (default 2)
 //   BENCH_AWARDS       awards per in-process ledger case (default 20000)
-//   BENCH_DIAGNOSE=1   also run the award route with the SQLite write skipped (everything else runs)
 //   BENCH_CPU_PROF=dir write a V8 CPU profile of each Punchcard server process into dir
 //   BENCH_RESULTS      where to write the JSON results (default <os tmpdir>/punchcard-bench/latest.json)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,7 +20,7 @@ import { openDatabase, type Synchronous } from '../src/db/connection.ts';
 import { checkLedger } from '../src/domain/audit.ts';
 import type { ParentMessage } from './child.ts';
 import { ledgerRate, type LedgerRate } from './ledger.ts';
-import { watchForeignLoad, type ForeignLoad } from './machine.ts';
+import { watchCpu, watchForeignLoad, type ForeignLoad } from './machine.ts';
 
 // --- settings ----------------------------------------------------------------------------------
 
@@ -37,7 +38,6 @@ const DURATION = setting('BENCH_DURATION', 10, { min: 1 });
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50, { integer: true, min: 1 });
 const WARMUP = setting('BENCH_WARMUP', 2, { min: 0 });
 const AWARDS = setting('BENCH_AWARDS', 20_000, { integer: true, min: 50 });
-const DIAGNOSE = process.env.BENCH_DIAGNOSE === '1';
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const RESULTS = resolve(process.env.BENCH_RESULTS ?? join(tmpdir(), 'punchcard-bench', 'latest.json'));
 const MEMBERS = 1000;
@@ -71,7 +71,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 // Whatever happens, stop well after the longest expected run.
-const budgetMs = ((WARMUP + DURATION + 30) * (DIAGNOSE ? 4 : 3) + 600) * 1000;
+const budgetMs = ((WARMUP + DURATION + 30) * 5 + 600) * 1000;
 setTimeout(() => {
   console.error(`bench: still running after ${Math.round(budgetMs / 1000)} s; giving up`);
   process.exit(2);
@@ -181,10 +181,13 @@ interface HttpResult {
   foreign: ForeignLoad | null;
   /** Set when the server process exited during the run without being asked to. */
   serverExit: string | null;
+  /** CPU time per answered request, in µs: the server process (all threads) and autocannon (this process). Linux only. */
+  cpuUsPerRequest: { server: number; loadGenerator: number } | null;
 }
 
 function load(name: string, url: string, seconds: number, headers: Record<string, string>, path: () => string, server: ChildProcess): Promise<HttpResult> {
   const foreign = watchForeignLoad([process.pid, server.pid!]);
+  const cpu = watchCpu([server.pid!, process.pid]);
   return new Promise((resolve, reject) => {
     autocannon({
       url,
@@ -200,6 +203,8 @@ function load(name: string, url: string, seconds: number, headers: Record<string
     }, (error, result) => {
       if (error) return reject(error);
       const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+      const seconds = cpu();
+      const perRequest = (s: number) => Math.round((s * 1e6 * 10) / Math.max(answered, 1)) / 10;
       resolve({
         name,
         seconds: result.duration,
@@ -215,6 +220,7 @@ function load(name: string, url: string, seconds: number, headers: Record<string
         inFlightAtStop: Math.max(0, result.requests.sent - answered - result.errors),
         foreign: foreign(),
         serverExit: unexpectedExits.get(server) ?? null,
+        cpuUsPerRequest: seconds ? { server: perRequest(seconds[0]!), loadGenerator: perRequest(seconds[1]!) } : null,
       });
     });
   });
@@ -231,10 +237,11 @@ async function warmAndMeasure(
 
 // --- the runs ----------------------------------------------------------------------------------
 
-async function bare(): Promise<HttpResult> {
-  const child = await startChild<{ url: string }>('./bare-server.ts', []);
+/** A reference server: bare node:http, or the same work through a minimal h3 app. */
+async function reference(file: string, name: string): Promise<HttpResult> {
+  const child = await startChild<{ url: string }>(file, []);
   try {
-    return (await warmAndMeasure('bare node:http', child.process, child.info.url, {}, () => '/')).measured;
+    return (await warmAndMeasure(name, child.process, child.info.url, {}, () => '/api/v1/members/member-0/points')).measured;
   } finally {
     await stopChild(child.process);
   }
@@ -322,10 +329,11 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((100 * part) / whole) : 0);
 
 function httpTable(rows: HttpResult[], ceiling: number): string {
-  const head = ['run', 'req/s', 'p50 ms', 'p99 ms', '% of bare', '2xx', 'non-2xx', 'errors'];
+  const head = ['run', 'req/s', 'p50 ms', 'p99 ms', '% of bare', 'server CPU µs/req', '2xx', 'non-2xx', 'errors'];
   const body = rows.map((r) => [
     r.name, fmt(r.requestsPerSecond), String(r.latencyMs.p50), String(r.latencyMs.p99),
-    `${pct(r.requestsPerSecond, ceiling)}%`, fmt(r.ok), fmt(r.non2xx), fmt(r.errors),
+    `${pct(r.requestsPerSecond, ceiling)}%`, r.cpuUsPerRequest ? String(r.cpuUsPerRequest.server) : 'n/a',
+    fmt(r.ok), fmt(r.non2xx), fmt(r.errors),
   ]);
   return table(head, body);
 }
@@ -373,6 +381,26 @@ const clean = (r: HttpResult) => r.non2xx === 0 && r.errors === 0 && r.serverExi
 
 const disturbed = (r: HttpResult) => r.foreign !== null && (r.foreign.otherCores > FOREIGN_LIMIT || r.foreign.stealCores > FOREIGN_LIMIT);
 
+/**
+ * The CPU arithmetic behind the ratio target. A server process that does its work on one thread
+ * can answer at most 1e6 / (µs per request) requests per second, so at the target rate it has
+ * this many µs of CPU per request; the reference runs show how much of that the HTTP stack alone
+ * takes before the route does anything.
+ */
+function cpuBudget(ceiling: HttpResult, h3Floor: HttpResult, runs: PunchcardResult[]): string | null {
+  const cpu = (r: HttpResult | undefined) => r?.cpuUsPerRequest?.server;
+  const skipped = runs.find((r) => r.mode === 'no-write');
+  const full = runs.find((r) => r.mode === 'write' && r.synchronous === 'FULL');
+  if ([ceiling, h3Floor, skipped, full].some((r) => cpu(r) === undefined)) return null;
+  const targetRate = ceiling.requestsPerSecond * TARGET.ratio;
+  return [
+    `CPU per request: at ${TARGET.ratio * 100}% of bare (${fmt(Math.round(targetRate))} req/s) a one-thread server has ` +
+      `${Math.round(1e6 / targetRate)} µs per request.`,
+    `  measured: bare ${cpu(ceiling)}, h3 floor ${cpu(h3Floor)}, award route with the write skipped ${cpu(skipped)}, ` +
+      `award route under FULL ${cpu(full)} µs (autocannon used ${full!.cpuUsPerRequest!.loadGenerator} µs per request on its own core).`,
+  ].join('\n');
+}
+
 // --- main --------------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -381,19 +409,15 @@ async function main(): Promise<number> {
   console.log(`autocannon in this process → 127.0.0.1; ${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s warm-up; ` +
     `POST ${BODY}; Punchcard with ${fmt(MEMBERS)} members, requests spread across them\n`);
 
-  const ceiling = await bare();
-  console.log(httpTable([ceiling], ceiling.requestsPerSecond));
-  for (const line of warnings(ceiling)) console.log(line);
+  const ceiling = await reference('./bare-server.ts', 'bare node:http');
+  const h3Floor = await reference('./h3-server.ts', 'h3 floor (bare\'s work in h3)');
+  const references = [ceiling, h3Floor];
+  console.log(httpTable(references, ceiling.requestsPerSecond));
+  for (const line of [...warnings(ceiling), ...warnings(h3Floor)]) console.log(line);
 
   const runs: PunchcardResult[] = [];
-  for (const synchronous of ['FULL', 'NORMAL'] as const) {
-    const r = await punchcard(synchronous);
-    runs.push(r);
-    console.log(`${r.name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
-    console.log(describeServer(r));
-  }
-  if (DIAGNOSE) {
-    const r = await punchcard('FULL', 'no-write');
+  for (const [synchronous, mode] of [['FULL', 'no-write'], ['FULL', 'write'], ['NORMAL', 'write']] as const) {
+    const r = await punchcard(synchronous, mode);
     runs.push(r);
     console.log(`${r.name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
     console.log(describeServer(r));
@@ -414,13 +438,15 @@ async function main(): Promise<number> {
     [`FULL award route at ${pct(full.requestsPerSecond, ceiling.requestsPerSecond)}% of bare requests/s (target >= ${TARGET.ratio * 100}%)` +
       (clean(ceiling) ? '' : ' — INVALID: the bare run had errors'), ratio >= TARGET.ratio && clean(ceiling) && clean(full)],
     [`FULL award route p99 ${full.latencyMs.p99} ms (target < ${TARGET.p99Ms} ms)`, full.latencyMs.p99 < TARGET.p99Ms && clean(full)],
-    ['no non-2xx answers and no errors in any run', [ceiling, ...runs].every(clean)],
+    ['no non-2xx answers and no errors in any run', [...references, ...runs].every(clean)],
     ['ledger invariant holds and transactions match the 2xx answers after each Punchcard run', writeRuns.every((r) => r.ledger?.holds === true)],
     ['in-process ledger: every award written, invariant holds', ledger.every((l) => l.verified)],
   ];
 
   console.log('\n=== Summary ===');
-  console.log(httpTable([ceiling, ...runs], ceiling.requestsPerSecond));
+  console.log(httpTable([...references, ...runs], ceiling.requestsPerSecond));
+  const budget = cpuBudget(ceiling, h3Floor, runs);
+  if (budget) console.log(`\n${budget}`);
   console.log('');
   console.log(table(['in-process ledger', 'awards/s', 'seconds'], ledger.map((l) => [
     `synchronous=${l.synchronous}, ${l.perTransaction === 1 ? '1 award per transaction' : `${l.perTransaction} awards per transaction`}`,
@@ -428,7 +454,7 @@ async function main(): Promise<number> {
   ])));
   console.log('');
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
-  const noisy = [ceiling, ...runs].filter(disturbed);
+  const noisy = [...references, ...runs].filter(disturbed);
   if (noisy.length > 0) console.log(`NOTE  other processes competed for the CPU during: ${noisy.map((r) => r.name).join('; ')}. Rerun on an idle machine.`);
 
   mkdirSync(dirname(RESULTS), { recursive: true });
@@ -439,6 +465,7 @@ async function main(): Promise<number> {
     cpus: availableParallelism(),
     settings: { durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, members: MEMBERS, awards: AWARDS, body: BODY },
     bare: ceiling,
+    h3Floor: { ...h3Floor, percentOfBare: pct(h3Floor.requestsPerSecond, ceiling.requestsPerSecond) },
     punchcard: runs.map((r) => ({ ...r, percentOfBare: pct(r.requestsPerSecond, ceiling.requestsPerSecond) })),
     ledger,
     target: { minPercentOfBare: TARGET.ratio * 100, maxP99Ms: TARGET.p99Ms },
