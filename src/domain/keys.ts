@@ -45,7 +45,7 @@ const DISPLAY_LENGTH = 12;
 const keyCaches = new WeakMap<Db, { dataVersion: number; byHash: Map<string, KeyRow> }>();
 
 function keyRowByHash(db: Db, hash: string): KeyRow | undefined {
-  const dataVersion = stmt<{ data_version: number }>(db, 'PRAGMA data_version').get()!.data_version;
+  const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
   let cache = keyCaches.get(db);
   if (!cache || cache.dataVersion !== dataVersion) keyCaches.set(db, (cache = { dataVersion, byHash: new Map() }));
   let row = cache.byHash.get(hash);

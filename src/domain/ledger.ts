@@ -121,8 +121,8 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
 
 function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {
   if (explicit) return explicit.toISOString();
-  const policy = stmt<{ days: number | null }>(db, 'SELECT points_expiry_days AS days FROM projects WHERE id = ?').get(projectId);
-  return policy?.days ? addMs(now, policy.days * DAY_MS).toISOString() : null;
+  const days = stmt<number | null>(db, 'SELECT points_expiry_days FROM projects WHERE id = ?').pluck().get(projectId);
+  return days ? addMs(now, days * DAY_MS).toISOString() : null;
 }
 
 /**

@@ -72,8 +72,43 @@ const PROFILE_COLUMNS = {
   metadata: 'metadata',
 } as const satisfies Record<keyof MemberProfile, keyof MemberRow>;
 
+type MemberValues = [
+  id: string, project_id: string, external_id: string, email: string | null, name: string | null, avatar_url: string | null,
+  phone: string | null, date_of_birth: string | null, metadata: string, points: number, total_points_earned: number,
+  current_streak: number, longest_streak: number, last_checkin_at: string | null, created_at: string, updated_at: string,
+  erased_at: string | null,
+];
+
+const MEMBER_SELECT = `SELECT id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points,
+  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at FROM members`;
+
+function toRow(values: MemberValues): MemberRow {
+  const [id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at] = values;
+  return {
+    id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at,
+  };
+}
+
+/**
+ * Member rows are read as arrays and shaped by `toRow`: better-sqlite3 builds a row object one
+ * named property at a time, and for these 17 columns that took about 6% of the award route's CPU
+ * (perf). `condition` is the rest of the statement after `FROM members`.
+ */
+function selectMembers(db: Db, condition: string) {
+  const statement = stmt<MemberValues>(db, `${MEMBER_SELECT} ${condition}`).raw(true);
+  return {
+    get(...params: unknown[]): MemberRow | undefined {
+      const values = statement.get(...params);
+      return values && toRow(values);
+    },
+    all: (...params: unknown[]): MemberRow[] => statement.all(...params).map(toRow),
+  };
+}
+
 export function findMember(db: Db, projectId: string, externalId: string): MemberRow | undefined {
-  return stmt<MemberRow>(db, 'SELECT * FROM members WHERE project_id = ? AND external_id = ? AND erased_at IS NULL').get(projectId, externalId);
+  return selectMembers(db, 'WHERE project_id = ? AND external_id = ? AND erased_at IS NULL').get(projectId, externalId);
 }
 
 /** The member, or 404. Every lookup is scoped to the caller's project. */
@@ -83,8 +118,7 @@ export function requireMember(db: Db, projectId: string, externalId: string): Me
   return row;
 }
 
-export const memberById = (db: Db, memberId: string) =>
-  stmt<MemberRow>(db, 'SELECT * FROM members WHERE id = ?').get(memberId)!;
+export const memberById = (db: Db, memberId: string) => selectMembers(db, 'WHERE id = ?').get(memberId)!;
 
 function writeProfile(db: Db, memberId: string, profile: MemberProfile, now: Date): void {
   const fields = (Object.keys(PROFILE_COLUMNS) as (keyof MemberProfile)[]).filter((field) => profile[field] !== undefined);
@@ -143,7 +177,7 @@ export function listMembers(
     : ''}`;
   const params = { projectId, pattern: `%${escapeLike(query.search ?? '')}%`, limit: query.limit, offset: query.offset };
   const total = stmt<{ n: number }>(db, `SELECT count(*) AS n FROM members WHERE ${where}`).get(params)!.n;
-  const rows = stmt<MemberRow>(db, `SELECT * FROM members WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`).all(params);
+  const rows = selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`).all(params);
   return {
     members: rows.map(toMember),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
@@ -153,7 +187,7 @@ export function listMembers(
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
 export function lookupMember(db: Db, projectId: string, by: { email?: string | undefined; externalId?: string | undefined }): Member {
   const row = by.email !== undefined
-    ? stmt<MemberRow>(db, 'SELECT * FROM members WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, rowid LIMIT 1').get(projectId, by.email)
+    ? selectMembers(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, rowid LIMIT 1').get(projectId, by.email)
     : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
   return toMember(row);
