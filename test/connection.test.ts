@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,5 +24,15 @@ describe('openDatabase', () => {
     const db = openDatabase(join(dir, 'b.db'), { synchronous: 'NORMAL' });
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     db.close();
+  });
+
+  // Node's recursive mkdirSync spins forever on this (mkdir answers ENOENT under an existing parent).
+  // A child process, so a regression fails on the timeout instead of hanging the test run.
+  it.runIf(existsSync('/proc/self'))('fails, rather than hanging, when the folder cannot be created', () => {
+    const script = "import('./src/db/connection.ts').then((m) => m.openDatabase('/proc/punchcard-no-such-folder/a.db'))";
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(child.signal).toBeNull();
+    expect(child.status).not.toBe(0);
+    expect(child.stderr).toMatch(/ENOENT/);
   });
 });

@@ -13,8 +13,18 @@ export interface OpenOptions {
   synchronous?: Synchronous;
 }
 
+/**
+ * Creates the database's folder one level at a time. Node's recursive mkdirSync loops forever when
+ * mkdir answers ENOENT under an existing parent (procfs, sysfs); this fails with that error instead.
+ */
+function ensureDirectory(dir: string): void {
+  if (existsSync(dir)) return;
+  ensureDirectory(dirname(dir));
+  mkdirSync(dir);
+}
+
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  mkdirSync(dirname(path), { recursive: true });
+  ensureDirectory(dirname(path));
   const isNew = !existsSync(path);
   const db = new Database(path);
   // Members' personal data lives here: readable by the owner only (SQLite gives the WAL the same mode).
