@@ -46,7 +46,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const log = createLogger(options.logLevel);
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
-  const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
 
   const committer = new GroupCommitter(db);
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work) };
@@ -59,6 +58,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store.close();
     throw error;
   }
+  // Only once listening: if the port is taken, an empty database stays empty, so the next start
+  // still creates the Default project and shows its keys.
+  const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log);

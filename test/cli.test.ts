@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +98,27 @@ describe('punchcard CLI', () => {
 });
 
 describe('punchcard backup', () => {
+  it('leaves an empty database empty when the port is taken, so the next start still shows the keys', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const fresh = join(dir, 'port-taken.db');
+    try {
+      const failed = punchcard(['serve', '--db', fresh, '--port', String((taken.address() as AddressInfo).port)]);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain('EADDRINUSE');
+    } finally {
+      taken.close();
+    }
+    expect(punchcardJson(['--db', fresh, 'projects', 'list']).projects).toEqual([]);
+    const server = await spawnServer(fresh);
+    try {
+      expect(server.output()).toMatch(/Created project "Default"[\s\S]*sk_live_/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+    }
+  });
+
   it('writes a consistent copy that opens with the same keys and ledger', () => {
     const source = join(dir, 'backup-source.db');
     const created = punchcardJson(['--db', source, 'projects', 'create', '--name', 'Copied']);
