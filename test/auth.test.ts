@@ -158,6 +158,25 @@ describe('outside the authenticated API', () => {
     }
   });
 
+  it('answers a method a known path does not serve with 405 and an Allow header, before auth', async () => {
+    const cases: [string, string, string][] = [
+      ['PUT', '/api/v1/members', 'POST, GET, HEAD'],
+      ['DELETE', '/api/v1/members/alice/points', 'POST, GET, HEAD'],
+      ['POST', '/api/v1/members/lookup', 'GET, HEAD'],
+      ['OPTIONS', '/api/v1/members/alice', 'GET, PATCH, DELETE, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const res of [await server.api.call(method, path), await request(server.url, method, path)]) {
+        expectError(res, 405, 'Method Not Allowed', new RegExp(`^${method} is not allowed here; use `));
+        expect(res.headers.allow).toBe(allow);
+      }
+    }
+    // HEAD stays GET without a body.
+    const head = await server.api.call('HEAD', '/api/v1/members');
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
   it('answers GET /healthz with 200 JSON and no key', async () => {
     const res = await request(server.url, 'GET', '/healthz');
     expect(res.status).toBe(200);

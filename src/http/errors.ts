@@ -10,6 +10,12 @@ const STATUS_TITLES: Record<number, string> = {
   413: 'Payload Too Large',
 };
 
+/** A known path asked with a method it does not serve; `Allow` lists the ones it does. */
+export const methodNotAllowed = (method: string, allowed: string[]) =>
+  new AppError(405, 'Method Not Allowed', `${method} is not allowed here; use ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}.`, {
+    allow: allowed.join(', '),
+  });
+
 function isSqliteBusy(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';

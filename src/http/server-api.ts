@@ -7,11 +7,14 @@ import { adjustPoints, pointsSummary } from '../domain/ledger.ts';
 import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../domain/members.ts';
 import { eraseMember, exportMember } from '../domain/privacy.ts';
 import { requireSecretKey } from './auth.ts';
+import { methodNotAllowed } from './errors.ts';
 import type { AppContext } from './context.ts';
 import { pathParam, readJson, readQuery, validate } from './request.ts';
 import {
   emptyBody, idempotencyKey, memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody, pointsBody, pointsQuery,
 } from './schemas.ts';
+
+const STANDARD_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 type Handler = (event: H3Event, key: AuthenticatedKey, now: Date) => unknown;
 
@@ -53,8 +56,11 @@ async function mutate(
 
 /** The server REST API under /api/v1: secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
-  const route = (method: HTTPMethod, path: string, handler: Handler) =>
+  const methodsByPath = new Map<string, HTTPMethod[]>();
+  const route = (method: HTTPMethod, path: string, handler: Handler) => {
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
     app.on(method, `/api/v1${path}`, (event) => handler(event, requireSecretKey(event, ctx), ctx.clock()));
+  };
   const ok = (body: unknown): StoredResponse => ({ status: 200, body });
 
   route('POST', '/members', async (event, key, now) => {
@@ -95,4 +101,14 @@ export function mountServerApi(app: H3, ctx: AppContext): void {
 
   route('GET', '/members/:externalId/points', (event, key) =>
     pointsSummary(ctx.db, key.projectId, pathParam(event, 'externalId'), readQuery(event, pointsQuery)));
+
+  // Any other method on a known path is a 405 naming the ones it serves (h3 answers HEAD with GET).
+  for (const [path, methods] of methodsByPath) {
+    const allowed: HTTPMethod[] = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    for (const method of STANDARD_METHODS.filter((m) => !allowed.includes(m))) {
+      app.on(method, `/api/v1${path}`, () => {
+        throw methodNotAllowed(method, allowed);
+      });
+    }
+  }
 }
