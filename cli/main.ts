@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { AppError } from '../src/domain/errors.ts';
 import { backupCommand } from './commands/backup.ts';
@@ -8,8 +9,11 @@ import { projectsCommand } from './commands/projects.ts';
 import { serveCommand } from './commands/serve.ts';
 import { DEFAULT_DB } from './context.ts';
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
+  .version(version, '-V, --version', 'print the version')
   .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,11 @@ describe('punchcard CLI', () => {
     const keys = punchcardJson(['--db', db, 'keys', 'list', '--project', project.project.id]).keys;
     expect(keys).toHaveLength(3);
     expect(JSON.stringify(keys)).not.toContain(key.key);
+  });
+
+  it('prints the package version', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(punchcard(['--version'])).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
 
   it('explains bad input in one line and exits 1', () => {
