@@ -1,8 +1,9 @@
 // npm run bench: the award route against a bare node:http ceiling — same load tool (autocannon,
 // driven from this process), same duration, same connections, 127.0.0.1 only — under
-// synchronous=FULL and NORMAL, with two references in between (the same work as bare through a
-// minimal h3 app, and the award route with its SQLite write skipped) and the CPU each server
-// process uses per request; then the in-process ledger rate. See bench/README.md.
+// synchronous=FULL and NORMAL, with two references (the same work as bare through a minimal h3
+// app, and the award route with its SQLite write skipped) and the CPU each server process uses
+// per request. Bare runs first and last; the ceiling is their mean. Then the in-process ledger
+// rate. See bench/README.md.
 //
 //   BENCH_DURATION     seconds of measured load per HTTP run (default 10)
 //   BENCH_CONNECTIONS  concurrent connections (default 50)
@@ -71,7 +72,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 // Whatever happens, stop well after the longest expected run.
-const budgetMs = ((WARMUP + DURATION + 30) * 5 + 600) * 1000;
+const budgetMs = ((WARMUP + DURATION + 30) * 6 + 600) * 1000;
 setTimeout(() => {
   console.error(`bench: still running after ${Math.round(budgetMs / 1000)} s; giving up`);
   process.exit(2);
@@ -387,19 +388,41 @@ const disturbed = (r: HttpResult) => r.foreign !== null && (r.foreign.otherCores
  * this many µs of CPU per request; the reference runs show how much of that the HTTP stack alone
  * takes before the route does anything.
  */
-function cpuBudget(ceiling: HttpResult, h3Floor: HttpResult, runs: PunchcardResult[]): string | null {
+function cpuBudget(ceiling: Ceiling, h3Floor: HttpResult, runs: PunchcardResult[]): string | null {
   const cpu = (r: HttpResult | undefined) => r?.cpuUsPerRequest?.server;
   const skipped = runs.find((r) => r.mode === 'no-write');
   const full = runs.find((r) => r.mode === 'write' && r.synchronous === 'FULL');
-  if ([ceiling, h3Floor, skipped, full].some((r) => cpu(r) === undefined)) return null;
+  if ([...ceiling.runs, h3Floor, skipped, full].some((r) => cpu(r) === undefined)) return null;
   const targetRate = ceiling.requestsPerSecond * TARGET.ratio;
+  const bareCpu = Math.round((10 * (cpu(ceiling.runs[0]!)! + cpu(ceiling.runs[1]!)!)) / 2) / 10;
   return [
     `CPU per request: at ${TARGET.ratio * 100}% of bare (${fmt(Math.round(targetRate))} req/s) a one-thread server has ` +
       `${Math.round(1e6 / targetRate)} µs per request.`,
-    `  measured: bare ${cpu(ceiling)}, h3 floor ${cpu(h3Floor)}, award route with the write skipped ${cpu(skipped)}, ` +
+    `  measured: bare ${bareCpu}, h3 floor ${cpu(h3Floor)}, award route with the write skipped ${cpu(skipped)}, ` +
       `award route under FULL ${cpu(full)} µs (autocannon used ${full!.cpuUsPerRequest!.loadGenerator} µs per request on its own core).`,
   ].join('\n');
 }
+
+/**
+ * Bare runs first and again last: the ceiling is their mean, so a machine whose speed drifts
+ * during the bench (shared VMs do) skews the ratio less, and the drift is reported.
+ */
+interface Ceiling {
+  runs: [HttpResult, HttpResult];
+  requestsPerSecond: number;
+  driftPercent: number;
+}
+
+function ceilingOf(first: HttpResult, last: HttpResult): Ceiling {
+  const mean = (first.requestsPerSecond + last.requestsPerSecond) / 2;
+  return {
+    runs: [first, last],
+    requestsPerSecond: Math.round(mean),
+    driftPercent: Math.round((100 * Math.abs(first.requestsPerSecond - last.requestsPerSecond)) / mean),
+  };
+}
+
+const DRIFT_LIMIT = 10; // percent
 
 // --- main --------------------------------------------------------------------------------------
 
@@ -409,11 +432,10 @@ async function main(): Promise<number> {
   console.log(`autocannon in this process → 127.0.0.1; ${CONNECTIONS} connections, ${DURATION} s per run after ${WARMUP} s warm-up; ` +
     `POST ${BODY}; Punchcard with ${fmt(MEMBERS)} members, requests spread across them\n`);
 
-  const ceiling = await reference('./bare-server.ts', 'bare node:http');
+  const bareFirst = await reference('./bare-server.ts', 'bare node:http (first)');
   const h3Floor = await reference('./h3-server.ts', 'h3 floor (bare\'s work in h3)');
-  const references = [ceiling, h3Floor];
-  console.log(httpTable(references, ceiling.requestsPerSecond));
-  for (const line of [...warnings(ceiling), ...warnings(h3Floor)]) console.log(line);
+  console.log(httpTable([bareFirst, h3Floor], bareFirst.requestsPerSecond));
+  for (const line of [...warnings(bareFirst), ...warnings(h3Floor)]) console.log(line);
 
   const runs: PunchcardResult[] = [];
   for (const [synchronous, mode] of [['FULL', 'no-write'], ['FULL', 'write'], ['NORMAL', 'write']] as const) {
@@ -422,6 +444,10 @@ async function main(): Promise<number> {
     console.log(`${r.name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
     console.log(describeServer(r));
   }
+  const bareLast = await reference('./bare-server.ts', 'bare node:http (last)');
+  for (const line of warnings(bareLast)) console.log(line);
+  const ceiling = ceilingOf(bareFirst, bareLast);
+  const references = [bareFirst, h3Floor];
 
   console.log(`\nIn-process ledger: ${fmt(AWARDS)} awards with adjustPoints, no HTTP, ${fmt(MEMBERS)} members`);
   const ledger: LedgerRate[] = [];
@@ -436,15 +462,17 @@ async function main(): Promise<number> {
   const writeRuns = runs.filter((r) => r.mode === 'write');
   const checks: [string, boolean][] = [
     [`FULL award route at ${pct(full.requestsPerSecond, ceiling.requestsPerSecond)}% of bare requests/s (target >= ${TARGET.ratio * 100}%)` +
-      (clean(ceiling) ? '' : ' — INVALID: the bare run had errors'), ratio >= TARGET.ratio && clean(ceiling) && clean(full)],
+      (ceiling.runs.every(clean) ? '' : ' — INVALID: a bare run had errors'), ratio >= TARGET.ratio && ceiling.runs.every(clean) && clean(full)],
     [`FULL award route p99 ${full.latencyMs.p99} ms (target < ${TARGET.p99Ms} ms)`, full.latencyMs.p99 < TARGET.p99Ms && clean(full)],
-    ['no non-2xx answers and no errors in any run', [...references, ...runs].every(clean)],
+    ['no non-2xx answers and no errors in any run', [...references, ...runs, bareLast].every(clean)],
     ['ledger invariant holds and transactions match the 2xx answers after each Punchcard run', writeRuns.every((r) => r.ledger?.holds === true)],
     ['in-process ledger: every award written, invariant holds', ledger.every((l) => l.verified)],
   ];
 
   console.log('\n=== Summary ===');
-  console.log(httpTable([...references, ...runs], ceiling.requestsPerSecond));
+  console.log(httpTable([...references, ...runs, bareLast], ceiling.requestsPerSecond));
+  console.log(`\nPercentages are of the two bare runs' mean, ${fmt(ceiling.requestsPerSecond)} req/s; they differ by ${ceiling.driftPercent}%.` +
+    (ceiling.driftPercent > DRIFT_LIMIT ? ' WARNING: the machine\'s speed changed during the bench; rerun before trusting the ratio.' : ''));
   const budget = cpuBudget(ceiling, h3Floor, runs);
   if (budget) console.log(`\n${budget}`);
   console.log('');
@@ -454,7 +482,7 @@ async function main(): Promise<number> {
   ])));
   console.log('');
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
-  const noisy = [...references, ...runs].filter(disturbed);
+  const noisy = [...references, ...runs, bareLast].filter(disturbed);
   if (noisy.length > 0) console.log(`NOTE  other processes competed for the CPU during: ${noisy.map((r) => r.name).join('; ')}. Rerun on an idle machine.`);
 
   mkdirSync(dirname(RESULTS), { recursive: true });
