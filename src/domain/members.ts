@@ -96,19 +96,18 @@ function toRow(values: MemberValues): MemberRow {
  * named property at a time, and for these 17 columns that took about 6% of the award route's CPU
  * (perf). `condition` is the rest of the statement after `FROM members`.
  */
-function selectMembers(db: Db, condition: string) {
-  const statement = stmt<MemberValues>(db, `${MEMBER_SELECT} ${condition}`).raw(true);
-  return {
-    get(...params: unknown[]): MemberRow | undefined {
-      const values = statement.get(...params);
-      return values && toRow(values);
-    },
-    all: (...params: unknown[]): MemberRow[] => statement.all(...params).map(toRow),
-  };
+const memberStatement = (db: Db, condition: string) => stmt<MemberValues>(db, `${MEMBER_SELECT} ${condition}`).raw(true);
+
+function selectMember(db: Db, condition: string, ...params: unknown[]): MemberRow | undefined {
+  const values = memberStatement(db, condition).get(...params);
+  return values && toRow(values);
 }
 
+const selectMembers = (db: Db, condition: string, ...params: unknown[]): MemberRow[] =>
+  memberStatement(db, condition).all(...params).map(toRow);
+
 export function findMember(db: Db, projectId: string, externalId: string): MemberRow | undefined {
-  return selectMembers(db, 'WHERE project_id = ? AND external_id = ? AND erased_at IS NULL').get(projectId, externalId);
+  return selectMember(db, 'WHERE project_id = ? AND external_id = ? AND erased_at IS NULL', projectId, externalId);
 }
 
 /** The member, or 404. Every lookup is scoped to the caller's project. */
@@ -118,7 +117,7 @@ export function requireMember(db: Db, projectId: string, externalId: string): Me
   return row;
 }
 
-export const memberById = (db: Db, memberId: string) => selectMembers(db, 'WHERE id = ?').get(memberId)!;
+export const memberById = (db: Db, memberId: string) => selectMember(db, 'WHERE id = ?', memberId)!;
 
 function writeProfile(db: Db, memberId: string, profile: MemberProfile, now: Date): void {
   const fields = (Object.keys(PROFILE_COLUMNS) as (keyof MemberProfile)[]).filter((field) => profile[field] !== undefined);
@@ -177,7 +176,7 @@ export function listMembers(
     : ''}`;
   const params = { projectId, pattern: `%${escapeLike(query.search ?? '')}%`, limit: query.limit, offset: query.offset };
   const total = stmt<{ n: number }>(db, `SELECT count(*) AS n FROM members WHERE ${where}`).get(params)!.n;
-  const rows = selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`).all(params);
+  const rows = selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`, params);
   return {
     members: rows.map(toMember),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
@@ -187,7 +186,7 @@ export function listMembers(
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
 export function lookupMember(db: Db, projectId: string, by: { email?: string | undefined; externalId?: string | undefined }): Member {
   const row = by.email !== undefined
-    ? selectMembers(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, rowid LIMIT 1').get(projectId, by.email)
+    ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, rowid LIMIT 1', projectId, by.email)
     : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
   return toMember(row);
