@@ -447,7 +447,7 @@ async function main(): Promise<number> {
   const bareLast = await reference('./bare-server.ts', 'bare node:http (last)');
   for (const line of warnings(bareLast)) console.log(line);
   const ceiling = ceilingOf(bareFirst, bareLast);
-  const references = [bareFirst, h3Floor];
+  const everyRun: HttpResult[] = [bareFirst, h3Floor, ...runs, bareLast]; // in the order they ran
 
   console.log(`\nIn-process ledger: ${fmt(AWARDS)} awards with adjustPoints, no HTTP, ${fmt(MEMBERS)} members`);
   const ledger: LedgerRate[] = [];
@@ -464,13 +464,13 @@ async function main(): Promise<number> {
     [`FULL award route at ${pct(full.requestsPerSecond, ceiling.requestsPerSecond)}% of bare requests/s (target >= ${TARGET.ratio * 100}%)` +
       (ceiling.runs.every(clean) ? '' : ' — INVALID: a bare run had errors'), ratio >= TARGET.ratio && ceiling.runs.every(clean) && clean(full)],
     [`FULL award route p99 ${full.latencyMs.p99} ms (target < ${TARGET.p99Ms} ms)`, full.latencyMs.p99 < TARGET.p99Ms && clean(full)],
-    ['no non-2xx answers and no errors in any run', [...references, ...runs, bareLast].every(clean)],
+    ['no non-2xx answers and no errors in any run', everyRun.every(clean)],
     ['ledger invariant holds and transactions match the 2xx answers after each Punchcard run', writeRuns.every((r) => r.ledger?.holds === true)],
     ['in-process ledger: every award written, invariant holds', ledger.every((l) => l.verified)],
   ];
 
   console.log('\n=== Summary ===');
-  console.log(httpTable([...references, ...runs, bareLast], ceiling.requestsPerSecond));
+  console.log(httpTable(everyRun, ceiling.requestsPerSecond));
   console.log(`\nPercentages are of the two bare runs' mean, ${fmt(ceiling.requestsPerSecond)} req/s; they differ by ${ceiling.driftPercent}%.` +
     (ceiling.driftPercent > DRIFT_LIMIT ? ' WARNING: the machine\'s speed changed during the bench; rerun before trusting the ratio.' : ''));
   const budget = cpuBudget(ceiling, h3Floor, runs);
@@ -482,7 +482,7 @@ async function main(): Promise<number> {
   ])));
   console.log('');
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
-  const noisy = [...references, ...runs, bareLast].filter(disturbed);
+  const noisy = everyRun.filter(disturbed);
   if (noisy.length > 0) console.log(`NOTE  other processes competed for the CPU during: ${noisy.map((r) => r.name).join('; ')}. Rerun on an idle machine.`);
 
   mkdirSync(dirname(RESULTS), { recursive: true });
