@@ -47,7 +47,7 @@ describe('concurrent awards and deductions', () => {
       ).get(member) as { n: number };
       expect(row.n).toBe(entry.count);
       const stored = server.ctx.db.prepare(
-        'SELECT t.id FROM transactions t JOIN members m ON m.id = t.member_id WHERE m.external_id = ?',
+        'SELECT t.public_id AS id FROM transactions t JOIN members m ON m.id = t.member_id WHERE m.external_id = ?',
       ).all(member) as { id: string }[];
       expect(new Set(stored.map((s) => s.id))).toEqual(entry.ids);
     }

@@ -38,7 +38,7 @@ describe('a crash mid-load', () => {
 
     const store = await openStore({ path: db, masterKey: TEST_MASTER_KEY });
     try {
-      const stored = new Set((store.db.prepare('SELECT id FROM transactions').all() as { id: string }[]).map((r) => r.id));
+      const stored = new Set((store.db.prepare('SELECT public_id FROM transactions').pluck().all() as string[]));
       expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
       expect(checkLedger(store.db)).toEqual([]);
     } finally {

@@ -6,7 +6,7 @@ let server: TestServer;
 const MINUTE_MS = 60_000;
 const enc = encodeURIComponent;
 const now = () => server.clock.now().toISOString();
-const memberRow = (id: string) => server.ctx.db.prepare('SELECT * FROM members WHERE id = ?').get(id) as Record<string, unknown>;
+const memberRow = (id: string) => server.ctx.db.prepare('SELECT * FROM members WHERE public_id = ?').get(id) as Record<string, unknown>;
 const ids = (members: { externalId: string }[]) => members.map((m) => m.externalId);
 
 beforeAll(async () => {
@@ -310,7 +310,7 @@ describe('DELETE /members/{externalId} (erasure)', () => {
       points: 70, total_points_earned: 100, erased_at: now(),
     });
     expect(row.external_id).not.toBe('eve');
-    const txns = server.ctx.db.prepare('SELECT amount FROM transactions WHERE member_id = ? ORDER BY rowid').all(erasedId);
+    const txns = server.ctx.db.prepare('SELECT amount FROM transactions WHERE member_id = (SELECT id FROM members WHERE public_id = ?) ORDER BY id').all(erasedId);
     expect(txns).toEqual([{ amount: 100 }, { amount: -30 }]);
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir, migrationStatus, SchemaTooNewError, type Migration } from '../src/db/migrations.ts';
+import { checkLedger } from '../src/domain/audit.ts';
+import { listMembers } from '../src/domain/members.ts';
 import { startServer } from '../src/server.ts';
+import { buildVersion1Database } from './helpers/fixture-0001.ts';
+import { client } from './helpers/http.ts';
 import { TEST_MASTER_KEY } from './helpers/server.ts';
 
 let dir: string;
@@ -58,5 +62,83 @@ describe('migrations', () => {
     expect(() => migrate(db, migrations)).toThrow(/schema version 9999.*only knows migrations up to/);
     await expect(startServer({ db: join(dir, 'punchcard.db'), port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY }))
       .rejects.toThrow(SchemaTooNewError);
+  });
+
+  describe('0002: integer keys on the hot tables', () => {
+    /** What the API shows of every member and transaction, by public id, plus lots and idempotency records. */
+    const publicState = () => ({
+      members: db.prepare(`SELECT public_id AS id, project_id, external_id, email, name, metadata, points, total_points_earned,
+        created_at, erased_at FROM members ORDER BY id`).all(),
+      transactions: db.prepare(`SELECT t.public_id AS id, m.public_id AS member, t.amount, t.balance, t.type, t.description,
+        t.expires_at, t.created_at FROM transactions t JOIN members m ON m.id = t.member_id ORDER BY t.id`).all(),
+      lots: db.prepare(`SELECT t.public_id AS txn, m.public_id AS member, l.remaining, l.expires_at FROM point_lots l
+        JOIN transactions t ON t.id = l.transaction_id JOIN members m ON m.id = l.member_id ORDER BY t.id`).all(),
+      idempotency: db.prepare('SELECT project_id, key, fingerprint, status, body, created_at FROM idempotency_keys').all(),
+    });
+
+    it('converts a version-1 database in place, keeping every row, id, balance, lot and idempotency record', () => {
+      const built = buildVersion1Database(db);
+      const before = {
+        members: db.prepare(`SELECT id, project_id, external_id, email, name, metadata, points, total_points_earned, created_at,
+          erased_at FROM members ORDER BY rowid`).all(),
+        transactions: db.prepare(`SELECT t.id, t.member_id AS member, t.amount, t.balance, t.type, t.description, t.expires_at,
+          t.created_at FROM transactions t ORDER BY t.rowid`).all(),
+        lots: db.prepare(`SELECT transaction_id AS txn, member_id AS member, remaining, expires_at FROM point_lots l
+          ORDER BY (SELECT rowid FROM transactions WHERE id = l.transaction_id)`).all(),
+        idempotency: db.prepare('SELECT project_id, key, fingerprint, status, body, created_at FROM idempotency_keys').all(),
+      };
+      expect(before.lots.length).toBeGreaterThan(0);
+
+      expect(migrate(db, migrationsFromDir()).map((m) => m.version)).toContain(2);
+      expect(publicState()).toEqual(before);
+      expect(checkLedger(db)).toEqual([]);
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const columns = (table: string) => db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; type: string; pk: number }[];
+      for (const table of ['members', 'transactions', 'idempotency_keys']) {
+        expect(columns(table).find((c) => c.pk === 1), table).toMatchObject({ name: 'id', type: 'INTEGER' });
+      }
+      expect(columns('transactions').find((c) => c.name === 'member_id')?.type).toBe('INTEGER');
+
+      // The search index was filled from the copied members, without the erased one.
+      const [projectA] = built.projects;
+      const found = listMembers(db, projectA!, { search: 'Ünïcode', limit: 100, offset: 0 });
+      expect(found.pagination.total).toBe(6);
+      expect(listMembers(db, projectA!, { search: 'erase-me', limit: 100, offset: 0 }).pagination.total).toBe(0);
+      expect(listMembers(db, projectA!, { search: built.erased.id, limit: 100, offset: 0 }).pagination.total).toBe(0);
+    });
+
+    it('serves the converted data through the API: same ids and balances, working awards, lots that still expire', async () => {
+      const built = buildVersion1Database(db);
+      migrate(db, migrationsFromDir());
+      db.close();
+      const server = await startServer({ db: join(dir, 'punchcard.db'), port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY });
+      db = openDatabase(join(dir, 'punchcard.db'));
+      try {
+        const { issueKey } = await import('../src/domain/keys.ts');
+        const api = client(server.url, issueKey(server.ctx.db, { projectId: built.projects[0]!, type: 'secret' }, new Date()).key);
+        const shopper = built.members[0]!;
+        const read = await api.get('/api/v1/members/shopper-0/points?history=true');
+        expect(read.status).toBe(200);
+        expect(read.body).toMatchObject({ points: shopper.points, totalEarned: shopper.earned });
+        expect(read.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([-10, 25, 100]);
+        expect((await api.get('/api/v1/members/shopper-0')).body.id).toBe(shopper.id);
+
+        const award = await api.post('/api/v1/members/shopper-0/points', { amount: 5 });
+        expect(award.status).toBe(200);
+        expect(award.body.transaction.id).toMatch(/^txn_/);
+        expect(award.body.member).toMatchObject({ id: shopper.id, points: shopper.points + 5 });
+        // The migrated lot (15 of 25 left, due 2026-06-01) expires before a deduction draws on the balance.
+        const expiredLot = 15;
+        const spend = await api.post('/api/v1/members/shopper-0/points', { amount: -(shopper.points + 5 - expiredLot) });
+        expect(spend.status, spend.text).toBe(200);
+        expect(spend.body.member.points).toBe(0);
+        const history = (await api.get('/api/v1/members/shopper-0/points?history=true&limit=3')).body.transactions;
+        expect(history.map((t: { type: string; amount: number }) => [t.type, t.amount])).toEqual([['DEDUCTED', -(shopper.points + 5 - expiredLot)], ['EXPIRED', -expiredLot], ['EARNED', 5]]);
+        expect(checkLedger(server.ctx.db)).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
   });
 });

@@ -15,7 +15,7 @@ export interface LedgerViolation {
 export function checkLedger(db: Db, projectId?: string): LedgerViolation[] {
   const scope = projectId === undefined ? '' : 'WHERE m.project_id = @projectId';
   const totals = db.prepare(`
-    SELECT m.id AS memberId, m.project_id AS projectId, m.points, m.total_points_earned AS earned,
+    SELECT m.public_id AS memberId, m.project_id AS projectId, m.points, m.total_points_earned AS earned,
       coalesce((SELECT sum(amount) FROM transactions t WHERE t.member_id = m.id), 0) AS sumAmounts,
       coalesce((SELECT sum(amount) FROM transactions t WHERE t.member_id = m.id AND amount > 0), 0) AS sumPositive,
       coalesce((SELECT sum(remaining) FROM point_lots l WHERE l.member_id = m.id), 0) AS sumLots
@@ -30,8 +30,9 @@ export function checkLedger(db: Db, projectId?: string): LedgerViolation[] {
     if (t.sumLots > t.points) add(`unspent expiring points ${t.sumLots} exceed the balance ${t.points}`);
   }
   const chain = db.prepare(`
-    SELECT member_id AS memberId, project_id AS projectId, id, balance, running FROM (
-      SELECT t.*, sum(t.amount) OVER (PARTITION BY t.member_id ORDER BY t.rowid) AS running
+    SELECT (SELECT public_id FROM members m WHERE m.id = member_id) AS memberId, project_id AS projectId, public_id AS id,
+      balance, running FROM (
+      SELECT t.*, sum(t.amount) OVER (PARTITION BY t.member_id ORDER BY t.id) AS running
       FROM transactions t ${projectId === undefined ? '' : 'WHERE t.project_id = @projectId'})
     WHERE balance <> running`).all({ projectId }) as { memberId: string; projectId: string; id: string; balance: number; running: number }[];
   for (const c of chain) {

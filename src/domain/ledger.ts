@@ -12,9 +12,10 @@ export type TransactionSource =
   | 'referral' | 'promo' | 'reward' | 'welcome' | 'badge' | 'expiry';
 
 interface TransactionRow {
-  id: string;
+  /** The `txn_…` id the API shows; the integer row id stays internal. */
+  public_id: string;
   project_id: string;
-  member_id: string;
+  member_id: number;
   amount: number;
   balance: number;
   type: TransactionType;
@@ -42,7 +43,7 @@ export interface Transaction {
 }
 
 const toTransaction = (row: TransactionRow): Transaction => ({
-  id: row.id,
+  id: row.public_id,
   amount: row.amount,
   balance: row.balance,
   type: row.type,
@@ -90,7 +91,7 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
     if (!Number.isSafeInteger(earned)) throw badRequest('This award would take the member past the largest balance Punchcard can hold.');
 
     const row: TransactionRow = {
-      id: newId('txn'),
+      public_id: newId('txn'),
       project_id: current.project_id,
       member_id: current.id,
       amount: posting.amount,
@@ -104,13 +105,13 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
       expires_at: posting.amount > 0 ? expiryFor(db, current.project_id, posting.expiresAt, now) : null,
       created_at: now.toISOString(),
     };
-    stmt(db, `INSERT INTO transactions (id, project_id, member_id, amount, balance, type, source, actor, description,
-      reference_id, metadata, expires_at, created_at) VALUES (@id, @project_id, @member_id, @amount, @balance, @type,
-      @source, @actor, @description, @reference_id, @metadata, @expires_at, @created_at)`).run(row);
+    const { lastInsertRowid } = stmt(db, `INSERT INTO transactions (public_id, project_id, member_id, amount, balance, type,
+      source, actor, description, reference_id, metadata, expires_at, created_at) VALUES (@public_id, @project_id, @member_id,
+      @amount, @balance, @type, @source, @actor, @description, @reference_id, @metadata, @expires_at, @created_at)`).run(row);
     if (posting.amount < 0) drawFromLots(db, current.id, -posting.amount);
     else if (row.expires_at !== null) {
       stmt(db, 'INSERT INTO point_lots (transaction_id, project_id, member_id, remaining, expires_at) VALUES (?, ?, ?, ?, ?)')
-        .run(row.id, row.project_id, row.member_id, row.amount, row.expires_at);
+        .run(lastInsertRowid, row.project_id, row.member_id, row.amount, row.expires_at);
     }
     stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ? WHERE id = ?')
       .run(balance, earned, row.created_at, current.id);
@@ -130,9 +131,9 @@ function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: D
  * cover comes from never-expiring points, which need no bookkeeping: they are the balance minus
  * the lots.
  */
-function drawFromLots(db: Db, memberId: string, amount: number): void {
-  const lots = stmt<{ transaction_id: string; remaining: number }>(db, `SELECT transaction_id, remaining FROM point_lots
-    WHERE member_id = ? AND remaining > 0 ORDER BY expires_at, rowid`).all(memberId);
+function drawFromLots(db: Db, memberId: number, amount: number): void {
+  const lots = stmt<{ transaction_id: number; remaining: number }>(db, `SELECT transaction_id, remaining FROM point_lots
+    WHERE member_id = ? AND remaining > 0 ORDER BY expires_at, transaction_id`).all(memberId);
   const update = stmt(db, 'UPDATE point_lots SET remaining = ? WHERE transaction_id = ?');
   let left = amount;
   for (const lot of lots) {
@@ -148,7 +149,7 @@ function drawFromLots(db: Db, memberId: string, amount: number): void {
  * before `now`. Because spending draws earliest-expiring points first, drawing that sum from the
  * lots empties exactly the expired ones. Returns the points expired (0 when nothing was due).
  */
-export function expireDuePoints(db: Db, memberId: string, now: Date): number {
+export function expireDuePoints(db: Db, memberId: number, now: Date): number {
   return atomically(db, () => {
     const due = stmt<{ total: number | null; lots: number }>(db, `SELECT sum(remaining) AS total, count(*) AS lots FROM point_lots
       WHERE member_id = ? AND remaining > 0 AND expires_at <= ?`).get(memberId, now.toISOString())!;
@@ -165,19 +166,22 @@ export function expireDuePoints(db: Db, memberId: string, now: Date): number {
 }
 
 /** Members with points that expired at or before `now`, oldest first, for the expiry pass. */
-export function membersWithDuePoints(db: Db, now: Date, limit: number): string[] {
-  return stmt<{ member_id: string }>(db, `SELECT DISTINCT member_id FROM point_lots
+export function membersWithDuePoints(db: Db, now: Date, limit: number): number[] {
+  return stmt<{ member_id: number }>(db, `SELECT DISTINCT member_id FROM point_lots
     WHERE remaining > 0 AND expires_at <= ? ORDER BY expires_at LIMIT ?`)
     .all(now.toISOString(), limit).map((row) => row.member_id);
 }
 
-export function recentTransactions(db: Db, memberId: string, limit: number): Transaction[] {
-  return stmt<TransactionRow>(db, 'SELECT * FROM transactions WHERE member_id = ? ORDER BY rowid DESC LIMIT ?')
+const TRANSACTION_SELECT = `SELECT public_id, project_id, member_id, amount, balance, type, source, actor, description, reference_id,
+  metadata, expires_at, created_at FROM transactions WHERE member_id = ?`;
+
+export function recentTransactions(db: Db, memberId: number, limit: number): Transaction[] {
+  return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id DESC LIMIT ?`)
     .all(memberId, limit).map(toTransaction);
 }
 
-export function allTransactions(db: Db, memberId: string): Transaction[] {
-  return stmt<TransactionRow>(db, 'SELECT * FROM transactions WHERE member_id = ? ORDER BY rowid').all(memberId).map(toTransaction);
+export function allTransactions(db: Db, memberId: number): Transaction[] {
+  return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id`).all(memberId).map(toTransaction);
 }
 
 export interface Adjustment {

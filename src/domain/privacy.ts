@@ -11,9 +11,9 @@ import { requireMember, toMember, type Member } from './members.ts';
 export function eraseMember(db: Db, projectId: string, externalId: string, now: Date): { success: true; deleted: string } {
   return atomically(db, () => {
     const row = requireMember(db, projectId, externalId);
-    // The externalId may itself be personal (an email, say), so it becomes the member's own id;
+    // The externalId may itself be personal (an email, say), so it becomes the member's public id;
     // uniqueness only binds live members, so this never collides.
-    stmt(db, `UPDATE members SET external_id = id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
+    stmt(db, `UPDATE members SET external_id = public_id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
     return { success: true, deleted: externalId };
   });

@@ -1,7 +1,7 @@
 import { H3 } from 'h3';
 import type { AppContext } from './context.ts';
 import { errorResponse } from './errors.ts';
-import { mountServerApi } from './server-api.ts';
+import { mountServerApi } from './v1/index.ts';
 
 /** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
 export function createApp(ctx: AppContext): H3 {

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+let other: ReturnType<TestServer['addProject']>;
+
+/** A small deterministic PRNG, so a failure reproduces. */
+function random(seed: number) {
+  return () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+}
+
+const SYLLABLES = ['an', 'Bo', 'CHE', 'dí', 'el', 'Fa', 'gü', 'ha', 'Ø', 'jo', 'ka', '李', 'mo', 'x_y', '50%', 'o"k', "d'a", 'Zé'];
+
+function generatedMembers(count: number) {
+  const rand = random(42);
+  const word = (n: number) => Array.from({ length: n }, () => SYLLABLES[Math.floor(rand() * SYLLABLES.length)]).join('');
+  return Array.from({ length: count }, (_, i) => ({
+    externalId: `${word(2)}-${i}`,
+    ...(rand() < 0.8 ? { email: `${word(2).replace(/[^\w]/g, '') || 'x'}${i}@${rand() < 0.5 ? 'shop.example' : 'MAIL.example'}` } : {}),
+    ...(rand() < 0.8 ? { name: `${word(1)} ${word(2)}` } : {}),
+  }));
+}
+
+const enc = encodeURIComponent;
+const search = async (api: TestServer['api'], text: string) => {
+  const res = await api.get(`/api/v1/members?search=${enc(text)}&limit=100`);
+  expect(res.status, text).toBe(200);
+  return res.body as { members: { externalId: string }[]; pagination: { total: number } };
+};
+
+/** The query GET /members?search= ran before the trigram index: a LIKE over every member of the project. */
+function likeQuery(projectId: string, text: string): string[] {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return (server.ctx.db.prepare(`SELECT external_id FROM members WHERE project_id = @projectId AND erased_at IS NULL
+    AND (external_id LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR name LIKE @pattern ESCAPE '\\')
+    ORDER BY created_at DESC, id DESC`).pluck().all({ projectId, pattern }) as string[]);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  other = server.addProject('Other shop');
+  const members = generatedMembers(400);
+  for (let i = 0; i < members.length; i += 20) {
+    await Promise.all(members.slice(i, i + 20).map(async (member) => {
+      expect((await server.api.post('/api/v1/members', member)).status).toBe(201);
+    }));
+  }
+  for (const member of [
+    { externalId: 'cust-AB12', email: 'Grace.Hopper@navy.example', name: 'Grace Hopper' },
+    { externalId: 'cust-CD34', email: 'ada@lovelace.example', name: 'Ada Lovelace' },
+    { externalId: 'cust-EF56', email: 'erase.me@example.com', name: 'Erased Person' },
+  ]) await server.api.post('/api/v1/members', member);
+  await other.api.post('/api/v1/members', { externalId: 'cust-ZZ99', email: 'grace@other.example', name: 'Grace Other' });
+});
+afterAll(() => server.stop());
+
+describe('GET /members?search=', () => {
+  it('matches a substring of externalId, email or name, ignoring case', async () => {
+    const ids = async (text: string) => (await search(server.api, text)).members.map((m) => m.externalId);
+    expect(await ids('b12')).toEqual(['cust-AB12']);
+    expect(await ids('HOPPER@NAVY')).toEqual(['cust-AB12']);
+    expect(await ids('love')).toEqual(['cust-CD34']);
+    expect(await ids('lovelace.example')).toEqual(['cust-CD34']);
+    expect(await ids('ace Hop')).toEqual(['cust-AB12']);
+    expect(await ids('nobody-has-this')).toEqual([]);
+  });
+
+  it("never finds another project's members", async () => {
+    expect((await search(server.api, 'grace')).members.map((m) => m.externalId)).toEqual(['cust-AB12']);
+    expect((await search(other.api, 'grace')).members.map((m) => m.externalId)).toEqual(['cust-ZZ99']);
+    expect((await search(other.api, 'cust-')).pagination.total).toBe(1);
+  });
+
+  it('never finds an erased member, by old data or by its id', async () => {
+    const erased = (await server.api.get('/api/v1/members/cust-EF56')).body.id as string;
+    expect((await search(server.api, 'erase.me')).pagination.total).toBe(1);
+    expect((await server.api.delete('/api/v1/members/cust-EF56')).status).toBe(200);
+    for (const text of ['erase.me', 'Erased Person', 'cust-EF56', erased, erased.slice(4, 12)]) {
+      expect((await search(server.api, text)).pagination.total, text).toBe(0);
+    }
+  });
+
+  it('follows profile changes made after creation', async () => {
+    await server.api.patch('/api/v1/members/cust-CD34', { name: 'Augusta King', email: null });
+    expect((await search(server.api, 'augusta')).members.map((m) => m.externalId)).toEqual(['cust-CD34']);
+    expect((await search(server.api, 'lovelace')).pagination.total).toBe(0);
+    await server.api.post('/api/v1/members/cust-CD34/points', { amount: 10 });
+    expect((await search(server.api, 'augusta')).pagination.total).toBe(1);
+  });
+
+  it('returns exactly what the LIKE query returned, for short, long and special search strings', async () => {
+    const texts = ['a', 'É', '%', '_', '"', "'", 'an', 'Bo', '50%', 'x_y', 'o"k', "d'a", 'che', 'CHE', 'gü', 'GÜ', 'zé', 'Zé', '李m',
+      'shop.example', 'mail.EXAMPLE', '-1', '-12', '@shop', 'anbo', 'Fael', ' Ø', 'Øjo', 'ka李mo', 'kaka', '\\', '%%%', 'e-3'];
+    let nonEmpty = 0;
+    for (const text of texts) {
+      const expected = likeQuery(server.projectId, text);
+      const page = await search(server.api, text);
+      expect(page.pagination.total, text).toBe(expected.length);
+      expect(page.members.map((m) => m.externalId), text).toEqual(expected.slice(0, 100));
+      if (expected.length > 0) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThan(texts.length / 2);
+  });
+
+  it('pages through search results', async () => {
+    const all = likeQuery(server.projectId, 'an');
+    expect(all.length).toBeGreaterThan(30);
+    const first = await server.api.get('/api/v1/members?search=an&limit=10&offset=0');
+    const second = await server.api.get('/api/v1/members?search=an&limit=10&offset=10');
+    expect(first.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(all.slice(0, 10));
+    expect(second.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(all.slice(10, 20));
+    expect(second.body.pagination).toEqual({ total: all.length, limit: 10, offset: 10, hasMore: true });
+  });
+});
