@@ -5,6 +5,7 @@ import { addMs, DAY_MS } from './clock.ts';
 import { badRequest, insufficientPoints } from './errors.ts';
 import { newId } from './ids.ts';
 import { memberById, requireMember, toMember, type Member, type MemberRow } from './members.ts';
+import { emit } from './outbox.ts';
 
 export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
 export type TransactionSource =
@@ -116,8 +117,25 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
     stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ? WHERE id = ?')
       .run(balance, earned, row.created_at, current.id);
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
+    emitPosting(db, updated, row, now);
     return { transaction: toTransaction(row), member: toMember(updated) };
   });
+}
+
+/** points.awarded or points.deducted, whatever the source: every balance change passes here. */
+function emitPosting(db: Db, member: MemberRow, row: TransactionRow, now: Date): void {
+  const common = {
+    memberId: member.public_id,
+    externalId: member.external_id,
+    newBalance: row.balance,
+    transactionId: row.public_id,
+    type: row.type,
+    source: row.source,
+    description: row.description,
+    referenceId: row.reference_id,
+  };
+  if (row.amount > 0) emit(db, row.project_id, 'points.awarded', { ...common, pointsAwarded: row.amount }, now);
+  else emit(db, row.project_id, 'points.deducted', { ...common, pointsDeducted: -row.amount }, now);
 }
 
 function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {

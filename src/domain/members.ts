@@ -3,6 +3,7 @@ import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { notFound } from './errors.ts';
 import { newId } from './ids.ts';
+import { emit } from './outbox.ts';
 
 export interface MemberRow {
   /** Internal row id; foreign keys point here. */
@@ -131,6 +132,9 @@ function writeProfile(db: Db, memberId: number, profile: MemberProfile, now: Dat
   stmt(db, `UPDATE members SET ${[...assignments, 'updated_at = @now'].join(', ')} WHERE id = @id`).run({ ...values, now: now.toISOString(), id: memberId });
 }
 
+const emitMember = (db: Db, projectId: string, type: 'member.created' | 'member.updated', member: Member, now: Date) =>
+  emit(db, projectId, type, { memberId: member.id, externalId: member.externalId, member }, now);
+
 /** Creates the member, or updates the given fields of an existing one. */
 export function upsertMember(
   db: Db,
@@ -144,7 +148,9 @@ export function upsertMember(
     const id = existing?.id ?? Number(stmt(db, `INSERT INTO members (public_id, project_id, external_id, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?)`).run(newId('mem'), projectId, externalId, now.toISOString(), now.toISOString()).lastInsertRowid);
     writeProfile(db, id, profile, now);
-    return { member: toMember(memberById(db, id)), created: !existing };
+    const member = toMember(memberById(db, id));
+    emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
+    return { member, created: !existing };
   });
 }
 
@@ -152,7 +158,9 @@ export function updateMember(db: Db, projectId: string, externalId: string, prof
   return atomically(db, () => {
     const row = requireMember(db, projectId, externalId);
     writeProfile(db, row.id, profile, now);
-    return toMember(memberById(db, row.id));
+    const member = toMember(memberById(db, row.id));
+    emitMember(db, projectId, 'member.updated', member, now);
+    return member;
   });
 }
 
