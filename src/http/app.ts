@@ -2,6 +2,7 @@ import { H3 } from 'h3';
 import type { AppContext } from './context.ts';
 import { errorResponse } from './errors.ts';
 import { mountServerApi } from './v1/index.ts';
+import { mountWidgetApi } from './widget/index.ts';
 
 /** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
 export function createApp(ctx: AppContext): H3 {
@@ -11,5 +12,6 @@ export function createApp(ctx: AppContext): H3 {
   });
   app.get('/healthz', () => ({ status: 'ok' }));
   mountServerApi(app, ctx);
+  mountWidgetApi(app, ctx);
   return app;
 }
