@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { signWidgetSession } from '../../src/domain/widget-auth.ts';
+import { buildWidget, describeSize } from '../../widget/build.ts';
 import { withStore } from '../context.ts';
 import { printJson } from '../output.ts';
 
@@ -19,3 +21,12 @@ widgetCommand.command('sign')
       if (options.json) return printJson({ header, config });
       console.log(`X-Widget-Auth: ${header}\n\nPunchcard.init(${JSON.stringify(config, null, 2)});`);
     }));
+
+widgetCommand.command('build')
+  .description('build widget.js (the server builds it by itself; this is for a CDN copy) and print its size against the budget')
+  .option('--out <file>', 'write the minified script here')
+  .action(async (options: { out?: string }) => {
+    const bundle = await buildWidget();
+    if (options.out) writeFileSync(options.out, bundle.code);
+    console.log(describeSize(bundle));
+  });
