@@ -155,6 +155,52 @@ describe('the widget in Chromium', () => {
     await expect(focused()).resolves.toMatchObject({ inWidget: true, label: 'Open rewards' });
   });
 
+  it('takes theme colours and position from init, and the browser language over the project default', async () => {
+    await loadDemo();
+    await page.evaluate(() => {
+      const w = window as any;
+      w.Punchcard.destroy();
+      Object.defineProperty(navigator, 'languages', { get: () => ['de-AT', 'en'] });
+      document.body.removeAttribute('data-ready');
+      w.Punchcard.init(Object.assign({}, w.demoConfig, { theme: { primaryColor: '#e11d48', position: 'left' } }));
+    });
+    await page.waitForSelector('body[data-ready]');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Prämien öffnen');
+    const look = await launcher().evaluate((el) => ({ background: getComputedStyle(el).backgroundColor, left: el.getBoundingClientRect().left }));
+    expect(look).toEqual({ background: 'rgb(225, 29, 72)', left: 20 });
+    // init({language}) wins over the browser's language.
+    await page.evaluate(() => {
+      const w = window as any;
+      document.body.removeAttribute('data-ready');
+      w.Punchcard.init(Object.assign({}, w.demoConfig, { language: 'it' }));
+    });
+    await page.waitForSelector('body[data-ready]');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Apri i premi');
+  });
+
+  it('shortens its animations when the visitor prefers reduced motion', async () => {
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await loadDemo();
+    await launcher().click();
+    const duration = await dialog().evaluate((el) => getComputedStyle(el).animationDuration);
+    expect(parseFloat(duration)).toBeLessThanOrEqual(0.001);
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await loadDemo();
+    await launcher().click();
+    expect(parseFloat(await dialog().evaluate((el) => getComputedStyle(el).animationDuration))).toBeGreaterThan(0.1);
+  });
+
+  it('reports through onError when its signature has expired', async () => {
+    await loadDemo();
+    server.clock.advance(6 * 60_000);
+    try {
+      await launcher().click();
+      await page.waitForFunction(() => document.getElementById('errors')!.textContent!.includes('expired'));
+    } finally {
+      server.clock.advance(-6 * 60_000);
+    }
+  });
+
   it('destroy() leaves nothing behind, and init works again afterwards', async () => {
     await loadDemo();
     const before = await page.evaluate(() => ({ listeners: (window as any).listeners, pending: (window as any).pending.size }));
