@@ -89,6 +89,9 @@ describe('GET / and GET /demo', () => {
     expect(demo.text).not.toContain('<script>&');
     const config = JSON.parse(/Object\.assign\((\{.*?\}), \{/s.exec(demo.text)![1]!);
     expect(config).toMatchObject({ publicKey: server.publishableKey, externalId: 'demo-shopper', language: 'de', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // Only demo members: a real customer's externalId gets the prefix.
+    const other = await client(server.url).get('/demo?member=alice');
+    expect(other.text).toContain('"externalId":"demo-alice"');
   });
 
   it('is not served when the server is not on loopback or runs with demo off', async () => {

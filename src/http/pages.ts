@@ -31,7 +31,9 @@ function demoPage(event: H3Event, ctx: AppContext): Response {
   const query = getQuery(event) as Record<string, unknown>;
   const project = listProjects(ctx.db)[0];
   if (!project) throw notFound('There is no project yet; create one with "punchcard projects create".');
-  const externalId = typeof query.member === 'string' && /^[\w.@-]{1,64}$/.test(query.member) ? query.member : DEMO_MEMBER;
+  // Only members whose externalId starts with "demo-": a demo page left on in public can never
+  // sign in as one of the shop's real members.
+  const externalId = typeof query.member === 'string' && /^[\w.-]{1,64}$/.test(query.member) ? `demo-${query.member}` : DEMO_MEMBER;
   const { header: _header, ...claims } = signWidgetSession(ctx.db, ctx.box, { projectId: project.id, externalId }, ctx.clock());
   const custom = query.mode === 'custom';
   const config = {
