@@ -58,6 +58,15 @@ function changedProfile(row: MemberRow, profile: MemberProfile): MemberProfile {
 }
 
 /**
+ * Whether init has anything to write: a member to create or profile fields that changed. Most
+ * page views have neither, and then init answers from `initAnswer` without a transaction.
+ */
+export function initNeedsWrite(db: Db, projectId: string, externalId: string, profile: MemberProfile): boolean {
+  const existing = findMember(db, projectId, externalId);
+  return !existing || Object.keys(changedProfile(existing, profile)).length > 0;
+}
+
+/**
  * The widget's start: creates the member on first sight (paying the project's welcome bonus
  * exactly then) or brings their profile up to date with what the shop's page passed.
  */
@@ -84,14 +93,19 @@ export function initWidgetMember(
       const changes = changedProfile(existing, profile);
       if (Object.keys(changes).length > 0) updateMember(db, projectId, externalId, changes, now);
     }
-    const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
-    return {
-      project: { name: config.name, widgetSettings },
-      member: toWidgetMember(requireMember(db, projectId, externalId)),
-      activeMultipliers: [],
-      welcomeBonus,
-    };
+    return initAnswer(db, projectId, config, externalId, welcomeBonus);
   });
+}
+
+/** What init answers; read-only, so a page view that changes nothing takes no write lock. */
+export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, welcomeBonus = 0): WidgetInit {
+  const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
+  return {
+    project: { name: config.name, widgetSettings },
+    member: toWidgetMember(requireMember(db, projectId, externalId)),
+    activeMultipliers: [],
+    welcomeBonus,
+  };
 }
 
 export function updateWidgetProfile(db: Db, projectId: string, externalId: string, profile: Pick<MemberProfile, 'name' | 'avatarUrl'>, now: Date): WidgetProfile {

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type Call, type InitResponse, type Member, type Theme } from './api.ts';
 import { Ctx, type WidgetContext } from './context.ts';
 import type { Translate } from './i18n.ts';
@@ -58,7 +58,8 @@ export function App({ init, call, t, language, theme, position, floating, bridge
   );
 
   // Every opening shows fresh numbers: the profile and each panel's data are fetched again.
-  useEffect(() => {
+  // A layout effect, so focus moves in and back out in the same frame the drawer appears or goes.
+  useLayoutEffect(() => {
     if (!open) return;
     returnFocus.current = floating ? launcher.current : (document.activeElement);
     setPanels((now) => new Map(enabled.map((panel) => [panel, now.get(panel) ?? { state: 'loading' }])));
