@@ -107,6 +107,14 @@ export function App({ init, call, t, language, theme, position, floating, bridge
   const current = active && shown.includes(active) ? active : shown[0];
   const loaded = current && panels.get(current);
   const View = current?.view;
+  /** Arrow keys move between tabs (the ARIA tabs pattern); Tab moves on into the panel. */
+  const onTabKey = (event: KeyboardEvent) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (!step || !current) return;
+    const next = shown[(shown.indexOf(current) + step + shown.length) % shown.length]!;
+    setActive(next);
+    drawer.current?.querySelector<HTMLElement>(`#pc-tab-${next.id}`)?.focus();
+  };
   const style = { '--pc-primary': theme.primaryColor, '--pc-text': theme.textColor, '--pc-bg': theme.backgroundColor } as Record<string, string>;
 
   return (
@@ -124,9 +132,10 @@ export function App({ init, call, t, language, theme, position, floating, bridge
             <button class="x" aria-label={t('close')} onClick={() => setOpen(false)}>×</button>
           </header>
           {shown.length > 1 && (
-            <div role="tablist" aria-label={t('tabs')}>
+            <div role="tablist" aria-label={t('tabs')} onKeyDown={onTabKey}>
               {shown.map((panel) => (
-                <button key={panel.id} role="tab" id={`pc-tab-${panel.id}`} aria-selected={panel === current} aria-controls="pc-panel" onClick={() => setActive(panel)}>
+                <button key={panel.id} role="tab" id={`pc-tab-${panel.id}`} aria-selected={panel === current} tabIndex={panel === current ? 0 : -1}
+                  aria-controls="pc-panel" onClick={() => setActive(panel)}>
                   {t(panel.id)}
                 </button>
               ))}
