@@ -142,6 +142,7 @@ export function App({ init, call, t, language, theme, position, floating, bridge
             </div>
           )}
           <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
+            {init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
             <Ctx.Provider value={context}>
               {!loaded || loaded.state === 'loading' ? <p class="muted">{t('loading')}</p>
                 : loaded.state === 'error' ? (
