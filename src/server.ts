@@ -20,6 +20,8 @@ export interface ServeOptions {
   masterKey?: string | undefined;
   clock?: Clock;
   logLevel?: LogLevel;
+  /** Serve the demo shop at /demo; by default only when listening on loopback. */
+  demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
 }
@@ -27,12 +29,16 @@ export interface ServeOptions {
 export interface RunningServer {
   url: string;
   publicUrl: string;
+  /** Whether /demo is served. */
+  demo: boolean;
   /** Set when the database was empty and a "Default" project was created for this start. */
   bootstrap: CreatedProject | null;
   ctx: AppContext;
   store: Store;
   close(): Promise<void>;
 }
+
+const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -49,7 +55,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   const committer = new GroupCommitter(db);
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work) };
-  const server = createServer(toNodeHandler(createApp(ctx)));
+  const demo = options.demo ?? isLoopback(options.host);
+  const server = createServer(toNodeHandler(createApp(ctx, { demo })));
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
   let address: AddressInfo;
   try {
@@ -68,6 +75,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   return {
     url,
     publicUrl: options.publicUrl ?? url,
+    demo,
     bootstrap,
     ctx,
     store,

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
+import { client } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { widgetHeader } from './helpers/widget.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -19,7 +21,7 @@ function random(seed: number) {
 }
 
 const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirth', 'metadata', 'amount', 'description',
-  'referenceId', 'expiresAt', 'idempotencyKey', '__proto__', 'constructor', ''];
+  'referenceId', 'expiresAt', 'idempotencyKey', 'origin', 'member', 'publicKey', 'timestamp', 'signature', '__proto__', 'constructor', ''];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 14);
@@ -76,6 +78,33 @@ describe('arbitrary request bodies', () => {
       const query = `limit=${encode(anyValue(rand))}&history=${encode(anyValue(rand))}`;
       const res = await server.api.get(`/api/v1/members/target/points?${query}`);
       expect(res.status, query).toBeLessThan(500);
+    }
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
+
+const WIDGET_ROUTES: [string, string][] = [
+  ['POST', '/api/widget/init'],
+  ['PATCH', '/api/widget/profile'],
+  ['GET', '/api/widget/history'],
+];
+
+describe('arbitrary widget requests', () => {
+  it('never produce a 5xx, whatever the body, the member data or the X-Widget-Auth claims', async () => {
+    const rand = random(20261122);
+    const anon = client(server.url);
+    const signer = { publicKey: server.publishableKey, widgetSecret: server.widgetSecret };
+    for (let i = 0; i < 300; i++) {
+      const [method, path] = WIDGET_ROUTES[i % WIDGET_ROUTES.length]!;
+      const body = anyBody(rand);
+      const header = i % 3 === 0
+        // Arbitrary claims: any field may be missing or of any type.
+        ? Buffer.from(JSON.stringify(body)).toString('base64')
+        : widgetHeader(signer, 'widget-target', Date.now(), { member: rand() < 0.5 ? anyValue(rand) : body });
+      const raw = method === 'GET' ? undefined : JSON.stringify(anyBody(rand));
+      const res = await anon.call(method, path, { ...(raw === undefined ? {} : { raw }), headers: { 'content-type': 'application/json', 'x-widget-auth': header } });
+      expect(res.status, `${method} ${path} ${raw}`).toBeLessThan(500);
+      if (res.status >= 400) expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
     }
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });

@@ -21,7 +21,9 @@ export const serveCommand = new Command('serve')
   .addOption(new Option('--public-url <url>', 'the URL shoppers and integrations reach this server at').env('PUNCHCARD_PUBLIC_URL'))
   .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
     .choices(['full', 'normal']).env('PUNCHCARD_SYNCHRONOUS').default('full'))
-  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal' }, command: Command) => {
+  .option('--demo', 'serve the demo shop page at /demo (default: only when listening on loopback)')
+  .option('--no-demo', 'do not serve the demo shop page')
+  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean }, command: Command) => {
     const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
     const server = await startServer({
       db: dbPath(command),
@@ -30,10 +32,11 @@ export const serveCommand = new Command('serve')
       publicUrl: options.publicUrl,
       synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL',
       masterKey: process.env.PUNCHCARD_MASTER_KEY,
+      demo: options.demo,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
     });
     // One write, so whoever reads the first line also gets the keys with it.
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.demo ? `\nWidget demo: ${server.url}/demo` : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

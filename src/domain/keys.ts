@@ -82,10 +82,10 @@ export function issueKey(db: Db, input: { projectId: string; type: KeyType; expi
     };
     const project = stmt(db, 'SELECT 1 FROM projects WHERE id = ?').get(input.projectId);
     if (!project) throw notFound(`No project with id "${input.projectId}"`);
-    stmt(db, 
-      `INSERT INTO api_keys (id, project_id, type, key_hash, key_prefix, created_at, expires_at, revoked_at)
-       VALUES (@id, @project_id, @type, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at)`,
-    ).run(row);
+    stmt(db,
+      `INSERT INTO api_keys (id, project_id, type, key_hash, key_prefix, created_at, expires_at, revoked_at, publishable_key)
+       VALUES (@id, @project_id, @type, @key_hash, @key_prefix, @created_at, @expires_at, @revoked_at, @publishable_key)`,
+    ).run({ ...row, publishable_key: input.type === 'publishable' ? key : null });
     return { ...toInfo(row), key };
   });
 }
@@ -118,20 +118,39 @@ export interface AuthenticatedKey {
 const unauthorized = (error: string, message: string) => new AppError(401, error, message);
 
 /**
- * Resolves a presented key. Looked up by its SHA-256 (so the key itself is never compared or
- * stored), then the hash is compared in constant time as a second guard.
+ * The project's newest live publishable key, in full: publishable keys are public, so they are
+ * stored readable (secret keys never are). Undefined when the project has none readable.
  */
+export function livePublishableKey(db: Db, projectId: string, now: Date): string | undefined {
+  return stmt<string>(db, `SELECT publishable_key FROM api_keys WHERE project_id = ? AND type = 'publishable'
+    AND publishable_key IS NOT NULL AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, rowid DESC LIMIT 1`)
+    .pluck().get(projectId, now.toISOString());
+}
+
+/** Why a presented key was refused, so each surface can word its own 401. */
+export type KeyProblem = { problem: 'unknown' } | { problem: 'expired'; expiresAt: string };
+
+/**
+ * Looks a presented key up by its SHA-256 (so the key itself is never compared or stored), then
+ * compares the hash in constant time as a second guard. Revoked keys count as unknown.
+ */
+export function checkKey(db: Db, presented: string, now: Date): AuthenticatedKey | KeyProblem {
+  const hash = sha256Hex(presented);
+  const row = keyRowByHash(db, hash);
+  if (!row || !constantTimeEqual(row.key_hash, hash) || row.revoked_at !== null) return { problem: 'unknown' };
+  if (row.expires_at !== null && row.expires_at <= now.toISOString()) return { problem: 'expired', expiresAt: row.expires_at };
+  return { keyId: row.id, projectId: row.project_id, type: row.type, prefix: row.key_prefix };
+}
+
+/** Resolves a key presented to the server API. */
 export function authenticateKey(db: Db, presented: string | undefined, now: Date): AuthenticatedKey {
   if (!presented) {
     throw unauthorized('Missing API key', 'Send your secret key as "Authorization: Bearer sk_live_…" or in the "X-API-Key" header.');
   }
-  const hash = sha256Hex(presented);
-  const row = keyRowByHash(db, hash);
-  if (!row || !constantTimeEqual(row.key_hash, hash) || row.revoked_at !== null) {
-    throw unauthorized('Invalid API key', 'The API key is not recognised or has been revoked.');
+  const key = checkKey(db, presented, now);
+  if (!('problem' in key)) return key;
+  if (key.problem === 'expired') {
+    throw unauthorized('API key expired', `The API key expired at ${key.expiresAt}. Create a new one with "punchcard keys create".`);
   }
-  if (row.expires_at !== null && row.expires_at <= now.toISOString()) {
-    throw unauthorized('API key expired', `The API key expired at ${row.expires_at}. Create a new one with "punchcard keys create".`);
-  }
-  return { keyId: row.id, projectId: row.project_id, type: row.type, prefix: row.key_prefix };
+  throw unauthorized('Invalid API key', 'The API key is not recognised or has been revoked.');
 }

@@ -193,10 +193,13 @@ export function membersWithDuePoints(db: Db, now: Date, limit: number): number[]
 const TRANSACTION_SELECT = `SELECT public_id, project_id, member_id, amount, balance, type, source, actor, description, reference_id,
   metadata, expires_at, created_at FROM transactions WHERE member_id = ?`;
 
-export function recentTransactions(db: Db, memberId: number, limit: number): Transaction[] {
-  return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id DESC LIMIT ?`)
-    .all(memberId, limit).map(toTransaction);
+export function recentTransactions(db: Db, memberId: number, limit: number, offset = 0): Transaction[] {
+  return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id DESC LIMIT ? OFFSET ?`)
+    .all(memberId, limit, offset).map(toTransaction);
 }
+
+export const countTransactions = (db: Db, memberId: number): number =>
+  stmt<number>(db, 'SELECT count(*) FROM transactions WHERE member_id = ?').pluck().get(memberId)!;
 
 export function allTransactions(db: Db, memberId: number): Transaction[] {
   return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id`).all(memberId).map(toTransaction);

@@ -91,6 +91,29 @@ export function rotateWidgetSecret(db: Db, box: SecretBox, projectId: string): s
     getProject(db, projectId);
     const widgetSecret = newWidgetSecret();
     stmt(db, 'UPDATE projects SET widget_secret = ? WHERE id = ?').run(box.seal(widgetSecret), projectId);
+    widgetSecretCaches.delete(db);
     return widgetSecret;
   });
+}
+
+/**
+ * Decrypted widget signing secrets, cached per connection: every widget request needs one. Like
+ * the key cache, it is dropped when this connection rotates a secret and whenever another
+ * connection (the CLI) commits, which `PRAGMA data_version` reveals.
+ */
+const widgetSecretCaches = new WeakMap<Db, { dataVersion: number; byProject: Map<string, string> }>();
+
+/** The project's widget signing secret (`whsk_…`) in clear, for checking widget signatures. */
+export function widgetSigningSecret(db: Db, box: SecretBox, projectId: string): string {
+  const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+  let cache = widgetSecretCaches.get(db);
+  if (!cache || cache.dataVersion !== dataVersion) widgetSecretCaches.set(db, (cache = { dataVersion, byProject: new Map() }));
+  let secret = cache.byProject.get(projectId);
+  if (secret === undefined) {
+    const sealed = stmt<string>(db, 'SELECT widget_secret FROM projects WHERE id = ?').pluck().get(projectId);
+    if (sealed === undefined) throw notFound(`No project with id "${projectId}"`);
+    secret = box.open(sealed);
+    cache.byProject.set(projectId, secret);
+  }
+  return secret;
 }

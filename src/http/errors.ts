@@ -1,4 +1,4 @@
-import { HTTPError } from 'h3';
+import { HTTPError, type H3, type HTTPMethod } from 'h3';
 import { StorageError } from '../db/group-commit.ts';
 import { AppError } from '../domain/errors.ts';
 import type { Logger } from '../log.ts';
@@ -15,6 +15,18 @@ export const methodNotAllowed = (method: string, allowed: string[]) =>
   new AppError(405, 'Method Not Allowed', `${method} is not allowed here; use ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}.`, {
     allow: allowed.join(', '),
   });
+
+const STANDARD_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Answers every method a known path does not serve with 405 (h3 answers HEAD with GET). */
+export function refuseOtherMethods(app: H3, path: string, methods: HTTPMethod[]): void {
+  const allowed: HTTPMethod[] = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  for (const method of STANDARD_METHODS.filter((m) => !allowed.includes(m))) {
+    app.on(method, path, () => {
+      throw methodNotAllowed(method, allowed);
+    });
+  }
+}
 
 function isSqliteBusy(error: unknown): boolean {
   const code = (error as { code?: string } | undefined)?.code;

@@ -22,10 +22,12 @@ export interface TestServer extends RunningServer {
   clock: TestClock;
   /** Secret key of the "Default" project created on the empty database. */
   secretKey: string;
+  publishableKey: string;
+  widgetSecret: string;
   projectId: string;
   api: ReturnType<typeof client>;
   /** Creates another project (tenant) and returns its keys and a client using its secret key. */
-  addProject(name: string): { projectId: string; secretKey: string; publishableKey: string; api: ReturnType<typeof client> };
+  addProject(name: string): { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string; api: ReturnType<typeof client> };
   stop(): Promise<void>;
 }
 
@@ -44,11 +46,16 @@ export async function startTestServer(options: { clock?: TestClock } = {}): Prom
     dbPath,
     clock,
     secretKey: bootstrap.secretKey,
+    publishableKey: bootstrap.publishableKey,
+    widgetSecret: bootstrap.widgetSecret,
     projectId: bootstrap.project.id,
     api: client(server.url, bootstrap.secretKey),
     addProject(name) {
       const created = createProject(server.ctx.db, server.ctx.box, { name }, clock.now());
-      return { projectId: created.project.id, secretKey: created.secretKey, publishableKey: created.publishableKey, api: client(server.url, created.secretKey) };
+      return {
+        projectId: created.project.id, secretKey: created.secretKey, publishableKey: created.publishableKey, widgetSecret: created.widgetSecret,
+        api: client(server.url, created.secretKey),
+      };
     },
     async stop() {
       await server.close();

@@ -5,10 +5,8 @@ import { once, requestFingerprint, type StoredResponse } from '../../domain/idem
 import type { AuthenticatedKey } from '../../domain/keys.ts';
 import { requireSecretKey } from '../auth.ts';
 import type { AppContext } from '../context.ts';
-import { methodNotAllowed } from '../errors.ts';
+import { refuseOtherMethods } from '../errors.ts';
 import { idempotencyKey } from '../schemas/common.ts';
-
-const STANDARD_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export type Handler = (event: H3Event, key: AuthenticatedKey, now: Date) => unknown;
 
@@ -71,12 +69,5 @@ export function mountResources(app: H3, ctx: AppContext, resources: ((api: Serve
     },
   };
   for (const mount of resources) mount(api);
-  for (const [path, methods] of methodsByPath) {
-    const allowed: HTTPMethod[] = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-    for (const method of STANDARD_METHODS.filter((m) => !allowed.includes(m))) {
-      app.on(method, `/api/v1${path}`, () => {
-        throw methodNotAllowed(method, allowed);
-      });
-    }
-  }
+  for (const [path, methods] of methodsByPath) refuseOtherMethods(app, `/api/v1${path}`, methods);
 }

@@ -1,0 +1,33 @@
+import * as v from 'valibot';
+import { calendarDate, email, externalId, httpUrl, queryInt, text } from './common.ts';
+
+// X-Widget-Auth claims. `member` is checked separately, after the signature.
+export const widgetAuthClaims = v.object({
+  publicKey: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  externalId,
+  timestamp: v.pipe(v.number('must be a number (milliseconds since 1970)'), v.integer('must be whole milliseconds'), v.safeInteger('must be whole milliseconds')),
+  signature: v.pipe(v.string('must be a string'), v.maxLength(200, 'must be at most 200 characters')),
+});
+
+/** Profile data a shop's page may pass to init; metadata stays with the server API. */
+export const widgetMember = v.object({
+  member: v.strictObject({
+    email: v.optional(v.nullable(email)),
+    name: v.optional(v.nullable(text(200))),
+    avatarUrl: v.optional(v.nullable(httpUrl)),
+    phone: v.optional(v.nullable(text(32))),
+    dateOfBirth: v.optional(v.nullable(calendarDate)),
+  }, 'must be a JSON object'),
+});
+
+export const widgetInitBody = v.strictObject({ origin: v.optional(text(2048)) });
+
+export const widgetProfileBody = v.strictObject({
+  name: v.optional(v.nullable(text(200))),
+  avatarUrl: v.optional(v.nullable(httpUrl)),
+});
+
+export const widgetHistoryQuery = v.strictObject({
+  limit: v.optional(queryInt(1, 100), '20'),
+  offset: v.optional(queryInt(0, Number.MAX_SAFE_INTEGER), '0'),
+});

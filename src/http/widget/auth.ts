@@ -1,0 +1,50 @@
+import type { H3Event } from 'h3';
+import * as v from 'valibot';
+import type { MemberProfile } from '../../domain/members.ts';
+import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget-auth.ts';
+import type { AppContext } from '../context.ts';
+import { validate } from '../request.ts';
+import { widgetAuthClaims, widgetMember } from '../schemas/widget.ts';
+
+export interface WidgetSession extends WidgetIdentity {
+  /** Profile data the shop's page passed with the signature (`member`), applied by init. */
+  member: MemberProfile;
+}
+
+/** Headers are short; a header far beyond any real one is refused before it is decoded. */
+const MAX_HEADER_LENGTH = 8192;
+
+/** Decodes `X-Widget-Auth` (base64 of a JSON object); a header that is not that is a 401 saying so. */
+function decodeHeader(header: string | null): Record<string, unknown> {
+  if (header === null || header.trim() === '') {
+    throw widgetUnauthorized('Missing X-Widget-Auth header: send base64 of {publicKey, externalId, timestamp, signature}.');
+  }
+  if (header.length > MAX_HEADER_LENGTH || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(header.trim())) {
+    throw widgetUnauthorized('X-Widget-Auth is not base64.');
+  }
+  let claims: unknown;
+  try {
+    claims = JSON.parse(Buffer.from(header.trim(), 'base64').toString('utf8'));
+  } catch {
+    throw widgetUnauthorized('X-Widget-Auth is not base64 of a JSON object.');
+  }
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
+    throw widgetUnauthorized('X-Widget-Auth must decode to a JSON object.');
+  }
+  return claims as Record<string, unknown>;
+}
+
+/** Authenticates a widget request from its X-Widget-Auth header (SPEC 5, widget API). */
+export function requireWidgetSession(event: H3Event, ctx: AppContext): WidgetSession {
+  const claims = decodeHeader(event.req.headers.get('x-widget-auth'));
+  const result = v.safeParse(widgetAuthClaims, claims);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const field = issue.path?.map((item) => String(item.key)).join('.') ?? 'header';
+    throw widgetUnauthorized(`X-Widget-Auth "${field}" ${issue.received === 'undefined' ? 'is required' : issue.message}.`);
+  }
+  const identity = verifyWidgetClaims(ctx.db, ctx.box, result.output, ctx.clock());
+  // Profile data is checked only once the signature holds, so a stranger learns nothing from a 400.
+  const { member } = validate(widgetMember, { member: claims.member ?? {} });
+  return { ...identity, member };
+}

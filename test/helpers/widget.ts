@@ -1,0 +1,35 @@
+import { createHmac } from 'node:crypto';
+import { client } from './http.ts';
+
+export interface WidgetSigner {
+  publicKey: string;
+  widgetSecret: string;
+}
+
+/**
+ * Builds X-Widget-Auth the way a shop's server would, from the documented recipe alone:
+ * lowercase hex HMAC-SHA256 of "publicKey:externalId:timestamp", then base64 of the JSON claims.
+ */
+export function widgetHeader(
+  signer: WidgetSigner,
+  externalId: string,
+  timestamp: number,
+  extra: { member?: unknown; signature?: string } = {},
+): string {
+  const signature = extra.signature ?? createHmac('sha256', signer.widgetSecret).update(`${signer.publicKey}:${externalId}:${timestamp}`).digest('hex');
+  const claims = { publicKey: signer.publicKey, externalId, timestamp, signature, ...(extra.member === undefined ? {} : { member: extra.member }) };
+  return Buffer.from(JSON.stringify(claims)).toString('base64');
+}
+
+/** A client for one member's widget: every call carries a fresh X-Widget-Auth. */
+export function widgetClient(baseUrl: string, signer: WidgetSigner, externalId: string, now: () => Date, member?: unknown) {
+  const api = client(baseUrl);
+  const auth = (headers: Record<string, string> = {}) => ({
+    headers: { 'x-widget-auth': widgetHeader(signer, externalId, now().getTime(), { member }), ...headers },
+  });
+  return {
+    get: (path: string, headers?: Record<string, string>) => api.get(`/api/widget${path}`, auth(headers)),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => api.post(`/api/widget${path}`, body, auth(headers)),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => api.patch(`/api/widget${path}`, body, auth(headers)),
+  };
+}

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWidget, describeSize, WIDGET_BUDGET_BYTES } from '../widget/build.ts';
+import { EN, KEYS, LANGUAGES } from '../widget/src/strings.ts';
+import { TRANSLATIONS } from '../widget/src/translations.ts';
+import { startServer } from '../src/server.ts';
+import { client } from './helpers/http.ts';
+import { startTestServer, TEST_MASTER_KEY, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+const placeholders = (text: string) => [...text.matchAll(/\{(\w)\}/g)].map((m) => m[1]).sort();
+
+describe('widget strings', () => {
+  it('has every string in all 11 languages, with the same placeholders as English', () => {
+    expect(Object.keys(TRANSLATIONS).sort()).toEqual([...LANGUAGES].sort());
+    const english = EN.split('|');
+    expect(english).toHaveLength(KEYS.length);
+    for (const [language, line] of Object.entries(TRANSLATIONS)) {
+      const words = line.split('|');
+      expect(words, language).toHaveLength(KEYS.length);
+      words.forEach((word, i) => {
+        expect(word.trim(), `${language} ${KEYS[i]}`).not.toBe('');
+        expect(placeholders(word), `${language} ${KEYS[i]}`).toEqual(placeholders(english[i]!));
+      });
+    }
+  });
+});
+
+describe('GET /widget.js', () => {
+  it('stays within its size budget', async () => {
+    const bundle = await buildWidget();
+    console.log(describeSize(bundle));
+    expect(bundle.gzipped.length).toBeLessThanOrEqual(WIDGET_BUDGET_BYTES);
+  });
+
+  it('serves one minified script with an ETag, cache headers, gzip and 304 on revalidation', async () => {
+    const api = client(server.url);
+    const plain = await api.get('/widget.js', { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
+    expect(plain.text).toContain('Punchcard');
+    expect(Buffer.byteLength(plain.text)).toBe((await buildWidget()).code.length);
+    const etag = plain.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const gzip = await api.get('/widget.js', { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gzip.headers.etag).toBe(etag);
+    const again = await api.get('/widget.js', { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+  });
+
+  it('serves each language\'s strings to any origin, and 404 for a language it does not have', async () => {
+    const api = client(server.url);
+    const fr = await api.get('/widget/strings/fr.json');
+    expect(fr.status).toBe(200);
+    expect(fr.headers['access-control-allow-origin']).toBe('*');
+    expect(fr.body).toEqual({ language: 'fr', strings: TRANSLATIONS.fr });
+    expect((await api.get('/widget/strings/zh-CN.json')).body.language).toBe('zh-CN');
+    const missing = await api.get('/widget/strings/xx.json');
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toMatch(/no language "xx"/);
+  });
+});
+
+describe('GET / and GET /demo', () => {
+  it('answers a start page linking to the demo and the docs, and serves the docs', async () => {
+    const api = client(server.url);
+    const home = await api.get('/');
+    expect(home.status).toBe(200);
+    expect(home.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(home.text).toContain('href="/demo"');
+    expect(home.text).toContain('href="/docs/widget"');
+    const doc = await api.get('/docs/widget');
+    expect(doc.status).toBe(200);
+    expect(doc.text).toMatch(/^# /);
+    expect((await api.get('/docs/..%2Fpackage')).status).toBe(404);
+  });
+
+  it('signs a demo member on the server, escaping whatever the query says', async () => {
+    const demo = await client(server.url).get('/demo?member=<script>&language=de');
+    expect(demo.status).toBe(200);
+    expect(demo.headers['cache-control']).toBe('no-store');
+    expect(demo.text).not.toContain('<script>&');
+    const config = JSON.parse(/Object\.assign\((\{.*?\}), \{/s.exec(demo.text)![1]!);
+    expect(config).toMatchObject({ publicKey: server.publishableKey, externalId: 'demo-shopper', language: 'de', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // Only demo members: a real customer's externalId gets the prefix.
+    const other = await client(server.url).get('/demo?member=alice');
+    expect(other.text).toContain('"externalId":"demo-alice"');
+  });
+
+  it('is not served when the server is not on loopback or runs with demo off', async () => {
+    const off = await startServer({ db: `${server.dir}/off.db`, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY, demo: false });
+    try {
+      expect((await client(off.url).get('/demo')).status).toBe(404);
+      expect((await client(off.url).get('/')).text).not.toContain('href="/demo"');
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -1,0 +1,229 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+// The widget in a real headless Chromium (Debian's /usr/bin/chromium; .ci/run installs it),
+// against a real server serving /demo and /widget.js. Screenshots land in test-artifacts/.
+
+const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let server: TestServer;
+let profileDir: string;
+let browser: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  profileDir = mkdtempSync(join(tmpdir(), 'punchcard-chromium-'));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 }, locale: 'en-US',
+  });
+  page = browser.pages()[0] ?? await browser.newPage();
+  // Counts the page's pending timeouts and window/document listeners, to prove destroy() leaves none.
+  await page.addInitScript(() => {
+    const w = window as unknown as { pending: Set<number>; listeners: number };
+    w.pending = new Set();
+    w.listeners = 0;
+    const setT = window.setTimeout.bind(window);
+    const clearT = window.clearTimeout.bind(window);
+    window.setTimeout = ((fn: () => void, ms?: number) => {
+      const id = setT(() => { w.pending.delete(id); fn(); }, ms);
+      w.pending.add(id);
+      return id;
+    }) as typeof window.setTimeout;
+    window.clearTimeout = ((id: number) => { w.pending.delete(id); clearT(id); }) as typeof window.clearTimeout;
+    for (const target of [window, document] as EventTarget[]) {
+      const add = target.addEventListener.bind(target);
+      const remove = target.removeEventListener.bind(target);
+      target.addEventListener = (...args: Parameters<EventTarget['addEventListener']>) => { w.listeners++; add(...args); };
+      target.removeEventListener = (...args: Parameters<EventTarget['removeEventListener']>) => { w.listeners--; remove(...args); };
+    }
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  rmSync(profileDir, { recursive: true, force: true });
+  await server?.stop();
+});
+
+async function loadDemo(query = '') {
+  await page.goto(`${server.url}/demo${query}`);
+  await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
+  expect(await page.textContent('#errors')).toBe('');
+}
+
+const dialog = () => page.getByRole('dialog');
+/** Screenshots after the drawer's opening animation has finished. */
+async function screenshot(name: string) {
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(ARTIFACTS, name) });
+}
+const launcher = () => page.locator('[data-punchcard] .launcher');
+/** What has focus, looking into the widget's shadow root. */
+const focused = () => page.evaluate(() => {
+  const host = document.querySelector('[data-punchcard]');
+  const inner = host?.shadowRoot?.activeElement;
+  return inner ? { inWidget: true, label: inner.getAttribute('aria-label') ?? inner.textContent, inDialog: !!inner.closest('[role=dialog]') } : { inWidget: false };
+});
+
+describe('the widget in Chromium', () => {
+  it('loads on the demo page, opens, and shows the balance and history; an award shows after reopening', async () => {
+    await loadDemo();
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Open rewards');
+    await launcher().click();
+    await expect(dialog().getByTestId('balance').textContent()).resolves.toMatch(/^0\s*points$/);
+    await dialog().getByText('No activity yet').waitFor();
+
+    const award = await server.api.post('/api/v1/members/demo-shopper/points', { amount: 1250, description: 'Thanks for your order' });
+    expect(award.status).toBe(200);
+    await page.keyboard.press('Escape');
+    await dialog().waitFor({ state: 'detached' });
+    await launcher().click();
+    await dialog().getByTestId('balance').getByText('1,250').waitFor();
+    await dialog().getByText('Thanks for your order').waitFor();
+    await expect(launcher().textContent()).resolves.toContain('1,250');
+    await screenshot('widget-desktop.png');
+
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.reload();
+    await page.waitForSelector('body[data-ready]');
+    await launcher().click();
+    await dialog().getByText('Thanks for your order').waitFor();
+    const box = await dialog().boundingBox();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(360);
+    await screenshot('widget-360.png');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('speaks the language init asks for, with numbers and dates in that locale', async () => {
+    await loadDemo('?language=fr');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Ouvrir les récompenses');
+    await launcher().click();
+    await dialog().getByText('Votre solde').waitFor();
+    await dialog().getByText('Historique').waitFor();
+    // French groups thousands with a narrow no-break space.
+    await expect(dialog().getByTestId('balance').textContent()).resolves.toMatch(/^1\u202f250\s*points$/);
+    await screenshot('widget-fr.png');
+
+    await loadDemo('?language=ja');
+    await launcher().click();
+    await dialog().getByText('ポイント残高').waitFor();
+    await expect(page.getByRole('button', { name: '閉じる' }).count()).resolves.toBe(1);
+    await screenshot('widget-ja.png');
+  });
+
+  it('in custom mode draws no launcher and follows open(), toggle() and the page\'s own buttons', async () => {
+    await loadDemo('?mode=custom');
+    await expect(launcher().count()).resolves.toBe(0);
+    await page.evaluate(() => (window as any).Punchcard.toggle());
+    await dialog().waitFor();
+    await page.evaluate(() => (window as any).Punchcard.toggle());
+    await dialog().waitFor({ state: 'detached' });
+    await page.click('#open-rewards');
+    await dialog().getByTestId('balance').waitFor();
+    await screenshot('widget-custom.png');
+    await page.evaluate(() => (window as any).Punchcard.close());
+    await dialog().waitFor({ state: 'detached' });
+  });
+
+  it('works with the keyboard alone: Tab to the launcher, Enter opens, focus stays in the drawer, Escape closes', async () => {
+    await loadDemo();
+    await page.keyboard.press('Tab');
+    await expect(focused()).resolves.toMatchObject({ inWidget: true, label: 'Open rewards' });
+    await page.keyboard.press('Enter');
+    await dialog().waitFor();
+    await expect(focused()).resolves.toMatchObject({ inDialog: true, label: 'Close' });
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press(i % 2 ? 'Shift+Tab' : 'Tab');
+      await expect(focused()).resolves.toMatchObject({ inDialog: true });
+    }
+    const outline = await page.evaluate(() => {
+      const active = document.querySelector('[data-punchcard]')!.shadowRoot!.activeElement!;
+      return getComputedStyle(active).outlineStyle;
+    });
+    expect(outline).not.toBe('none');
+    await page.keyboard.press('Escape');
+    await dialog().waitFor({ state: 'detached' });
+    await expect(focused()).resolves.toMatchObject({ inWidget: true, label: 'Open rewards' });
+  });
+
+  it('takes theme colours and position from init, and the browser language over the project default', async () => {
+    await loadDemo();
+    await page.evaluate(() => {
+      const w = window as any;
+      w.Punchcard.destroy();
+      Object.defineProperty(navigator, 'languages', { get: () => ['de-AT', 'en'] });
+      document.body.removeAttribute('data-ready');
+      w.Punchcard.init(Object.assign({}, w.demoConfig, { theme: { primaryColor: '#e11d48', position: 'left' } }));
+    });
+    await page.waitForSelector('body[data-ready]');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Prämien öffnen');
+    const look = await launcher().evaluate((el) => ({ background: getComputedStyle(el).backgroundColor, left: el.getBoundingClientRect().left }));
+    expect(look).toEqual({ background: 'rgb(225, 29, 72)', left: 20 });
+    // init({language}) wins over the browser's language.
+    await page.evaluate(() => {
+      const w = window as any;
+      document.body.removeAttribute('data-ready');
+      w.Punchcard.init(Object.assign({}, w.demoConfig, { language: 'it' }));
+    });
+    await page.waitForSelector('body[data-ready]');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Apri i premi');
+  });
+
+  it('shortens its animations when the visitor prefers reduced motion', async () => {
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await loadDemo();
+    await launcher().click();
+    const duration = await dialog().evaluate((el) => getComputedStyle(el).animationDuration);
+    expect(parseFloat(duration)).toBeLessThanOrEqual(0.001);
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    await loadDemo();
+    await launcher().click();
+    expect(parseFloat(await dialog().evaluate((el) => getComputedStyle(el).animationDuration))).toBeGreaterThan(0.1);
+  });
+
+  it('reports through onError when its signature has expired', async () => {
+    await loadDemo();
+    server.clock.advance(6 * 60_000);
+    try {
+      await launcher().click();
+      await page.waitForFunction(() => document.getElementById('errors')!.textContent!.includes('expired'));
+    } finally {
+      server.clock.advance(-6 * 60_000);
+    }
+  });
+
+  it('destroy() leaves nothing behind, and init works again afterwards', async () => {
+    await loadDemo();
+    const before = await page.evaluate(() => ({ listeners: (window as any).listeners, pending: (window as any).pending.size }));
+    await launcher().click();
+    await dialog().waitFor();
+    await page.evaluate(() => (window as any).Punchcard.destroy());
+    // Preact schedules effects with a zero-delay timeout; let that run, then nothing may be left.
+    await page.waitForTimeout(200);
+    const after = await page.evaluate(() => ({
+      host: document.querySelectorAll('[data-punchcard]').length,
+      listeners: (window as any).listeners,
+      pending: (window as any).pending.size,
+    }));
+    expect(after.host).toBe(0);
+    expect(after.listeners).toBe(before.listeners);
+    expect(after.pending).toBe(0);
+
+    await page.evaluate(() => { document.body.removeAttribute('data-ready'); (window as any).Punchcard.init((window as any).demoConfig); });
+    await page.waitForSelector('body[data-ready]');
+    await launcher().click();
+    await dialog().getByTestId('balance').waitFor();
+    await page.evaluate(() => (window as any).Punchcard.destroy());
+    await expect(page.locator('[data-punchcard]').count()).resolves.toBe(0);
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});

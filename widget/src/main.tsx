@@ -1,0 +1,88 @@
+// The embeddable widget: one script that defines window.Punchcard (init, open, close, toggle, destroy).
+import { render } from 'preact';
+import { client, type Config, type InitResponse } from './api.ts';
+import { App, type Bridge } from './app.tsx';
+import { loadStrings, pickLanguage, translator } from './i18n.ts';
+
+interface Instance {
+  host: HTMLElement;
+  root: ShadowRoot;
+  abort: AbortController;
+  bridge: Bridge;
+}
+
+// Where this script came from is the default API address ({cdn_url} is the server itself).
+const scriptOrigin = (() => {
+  const src = (document.currentScript as HTMLScriptElement | null)?.src;
+  return src ? new URL(src).origin : location.origin;
+})();
+
+let instance: Instance | null = null;
+
+const REQUIRED = ['publicKey', 'externalId', 'timestamp', 'signature'] as const;
+
+async function init(config: Config): Promise<void> {
+  destroy();
+  const onError = (error: Error) => config.onError?.(error);
+  const missing = REQUIRED.filter((field) => config?.[field] === undefined || config[field] === '');
+  if (missing.length) return onError(new Error(`Punchcard.init: missing ${missing.join(', ')}`));
+
+  const host = document.createElement('div');
+  host.setAttribute('data-punchcard', '');
+  const current: Instance = { host, root: host.attachShadow({ mode: 'open' }), abort: new AbortController(), bridge: {} };
+  instance = current;
+  const apiUrl = (config.apiUrl ?? scriptOrigin).replace(/\/+$/, '');
+  const call = client(config, apiUrl, current.abort.signal);
+  let started: InitResponse;
+  let language: string;
+  let strings: string;
+  try {
+    started = await call<InitResponse>('POST', '/init', { origin: location.origin });
+    const settings = started.project.widgetSettings;
+    language = pickLanguage(config.language, settings.languages, settings.defaultLanguage);
+    strings = await loadStrings(apiUrl, language, current.abort.signal);
+  } catch (error) {
+    if (instance === current) destroy();
+    if ((error as Error).name !== 'AbortError') onError(error as Error);
+    return;
+  }
+  if (instance !== current) return; // destroyed or re-initialised while init was in flight
+  const settings = started.project.widgetSettings;
+  document.body.appendChild(host);
+  render(
+    <App
+      init={started}
+      call={call}
+      t={translator(language, strings)}
+      language={language}
+      theme={{ ...settings.theme, ...config.theme }}
+      position={config.theme?.position ?? settings.position}
+      floating={(config.displayMode ?? settings.displayMode) === 'floating'}
+      bridge={current.bridge}
+      onError={onError}
+    />,
+    current.root,
+  );
+  if (started.welcomeBonus > 0) config.onWelcomeBonus?.(started.welcomeBonus);
+  config.onReady?.();
+}
+
+/** Removes every node the widget added, cancels its requests, and runs every effect's cleanup (timers, listeners). */
+function destroy(): void {
+  if (!instance) return;
+  const { host, root, abort } = instance;
+  instance = null;
+  abort.abort();
+  render(null, root);
+  host.remove();
+}
+
+const setOpen = (open: boolean | ((open: boolean) => boolean)) => instance?.bridge.setOpen?.(open);
+
+(window as unknown as { Punchcard: object }).Punchcard = {
+  init,
+  open: () => setOpen(true),
+  close: () => setOpen(false),
+  toggle: () => setOpen((open) => !open),
+  destroy,
+};

@@ -1,0 +1,51 @@
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+import { Ctx } from '../context.ts';
+
+/** A panel's data as its probe returned it, and a way to fetch it again after an action. */
+export interface PanelProps<T> {
+  data: T;
+  reload: () => void;
+}
+
+/** Runs one server action at a time for a button, keeping its error message in the visitor's language. */
+export function useAction() {
+  const { t } = useContext(Ctx);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const run = async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError('');
+    try {
+      await work();
+    } catch (thrown) {
+      if ((thrown as Error).name === 'AbortError') return;
+      setError(thrown instanceof ApiError && thrown.status === 429 ? t('tryLater') : thrown instanceof ApiError ? thrown.message : t('error'));
+    }
+    setBusy(false);
+  };
+  return { busy, error, run };
+}
+
+export const ErrorNote = ({ text }: { text: string }) => (text ? <p class="note" role="alert">{text}</p> : null);
+
+/** Copies text to the clipboard and says so for two seconds. */
+export function CopyButton({ text }: { text: string }) {
+  const { t } = useContext(Ctx);
+  const [copied, setCopied] = useState(false);
+  const timer = useRef(0);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const copy = () => navigator.clipboard.writeText(text).then(() => {
+    setCopied(true);
+    clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => setCopied(false), 2000);
+  }, () => undefined);
+  return <button class="btn ghost" onClick={copy} aria-live="polite">{copied ? t('copied') : t('copy')}</button>;
+}
+
+/** Resolves after `ms`, or never when the component is gone: callers set state afterwards. */
+export function useDelay() {
+  const timers = useRef<number[]>([]);
+  useEffect(() => () => timers.current.forEach(clearTimeout), []);
+  return (ms: number) => new Promise<void>((resolve) => { timers.current.push(window.setTimeout(resolve, ms)); });
+}
