@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pruneWebhookDeliveries } from '../src/jobs/scheduler.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 
@@ -112,5 +113,26 @@ describe('retries', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('housekeeping', () => {
+  it('prunes delivered rows older than the retention with their events, and keeps dead and recent ones', async () => {
+    const webhook = await subscribe(['points.awarded', 'points.deducted']);
+    await server.api.post('/api/v1/members/eve/points', { amount: 5 }); // delivered at 0
+    expect(await runAt(0)).toBe(1);
+    receiver.setBehaviour(() => 500);
+    await server.api.post('/api/v1/members/eve/points', { amount: -1 }); // dies after five attempts
+    for (const ms of [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN]) await runAt(ms);
+    await server.api.patch(`/api/v1/webhooks/${webhook.id}`, { isActive: true });
+    receiver.setBehaviour(() => 200);
+    await server.api.post('/api/v1/members/eve/points', { amount: 2 }); // delivered 6 days later
+    expect(await runAt(6 * 24 * 60 * MIN)).toBe(1);
+
+    const week = 7 * 24 * 60 * MIN;
+    expect(await pruneWebhookDeliveries(server.ctx.write, server.ctx.db, new Date(t0 + week + MIN), week)).toBe(1);
+    expect(deliveries().map((d) => d.status)).toEqual(['dead', 'delivered']);
+    const events = server.ctx.db.prepare('SELECT type FROM events ORDER BY id').pluck().all();
+    expect(events).toEqual(['points.deducted', 'points.awarded']);
   });
 });

@@ -114,6 +114,13 @@ export function updateWebhook(db: Db, projectId: string, webhookId: string, chan
   });
 }
 
+/** Re-enables a webhook by id alone (the operator's CLI, which knows no project). */
+export function enableWebhook(db: Db, webhookId: string, now: Date): Webhook {
+  const projectId = stmt<string>(db, 'SELECT project_id FROM webhooks WHERE id = ?').pluck().get(webhookId);
+  if (projectId === undefined) throw notFound(`No webhook with id "${webhookId}"`);
+  return updateWebhook(db, projectId, webhookId, { isActive: true }, now);
+}
+
 /** A new secret, effective for every delivery from now on (including retries); shown only here. */
 export function rotateWebhookSecret(db: Db, box: SecretBox, projectId: string, webhookId: string, now: Date): { id: string; secret: string } {
   return atomically(db, () => {
