@@ -9,7 +9,7 @@ import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
-import { createDeliveryRunner, webhookSettings, type DeliveryOptions } from './jobs/webhook-delivery.ts';
+import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
 import { createLogger, type LogLevel } from './log.ts';
 import { openStore, type Store } from './store.ts';
 
@@ -36,7 +36,7 @@ export interface RunningServer {
   ctx: AppContext;
   store: Store;
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
-  deliveries: JobRunner<{ key: string }>;
+  deliveries: JobRunner<{ key: string }, AttemptOutcome>;
   close(): Promise<void>;
 }
 

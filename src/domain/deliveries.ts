@@ -49,29 +49,19 @@ export interface ClaimLimits {
   inFlight: ReadonlyMap<string, number>;
 }
 
+const CLAIM_SELECT = `SELECT d.id, d.public_id, d.webhook_id, d.attempts, w.url, w.secret,
+    e.public_id AS event_public_id, e.type, e.data, e.created_at
+  FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
+  WHERE d.status = 'pending' AND d.run_at <= ? AND w.is_active = 1`;
+
 /**
- * Leases up to `limit` due deliveries of active webhooks, oldest first, at most `perEndpoint` in
- * flight per webhook (webhooks already at that limit are skipped in the query, so a slow endpoint's
- * backlog never holds up the others). A lease is `run_at` moved to `leaseUntil`: if the process
- * dies mid-delivery the row simply falls due again then.
+ * A lease is `run_at` moved to `leaseUntil`: if the process dies mid-delivery the row simply falls
+ * due again then (and a restart takes it over at once, see takeOverLeases).
  */
-export function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, { limit, perEndpoint, inFlight }: ClaimLimits): ClaimedDelivery[] {
-  const full = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([webhookId]) => webhookId);
-  const rows = stmt<ClaimRow>(db, `SELECT d.id, d.public_id, d.webhook_id, d.attempts, w.url, w.secret,
-      e.public_id AS event_public_id, e.type, e.data, e.created_at
-    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
-    WHERE d.status = 'pending' AND d.run_at <= ? AND w.is_active = 1 AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
-    ORDER BY d.run_at LIMIT ?`).all(now.toISOString(), JSON.stringify(full), limit);
-  const taken = new Map<string, number>();
-  const claimed = rows.filter((row) => {
-    const count = taken.get(row.webhook_id) ?? inFlight.get(row.webhook_id) ?? 0;
-    if (count >= perEndpoint) return false;
-    taken.set(row.webhook_id, count + 1);
-    return true;
-  });
-  const lease = stmt(db, 'UPDATE webhook_deliveries SET run_at = ?, locked_until = ? WHERE id = ?');
-  for (const row of claimed) lease.run(leaseUntil.toISOString(), leaseUntil.toISOString(), row.id);
-  return claimed.map((row) => ({
+function lease(db: Db, rows: ClaimRow[], leaseUntil: Date): ClaimedDelivery[] {
+  const update = stmt(db, 'UPDATE webhook_deliveries SET run_at = ?, locked_until = ? WHERE id = ?');
+  for (const row of rows) update.run(leaseUntil.toISOString(), leaseUntil.toISOString(), row.id);
+  return rows.map((row) => ({
     id: row.id,
     publicId: row.public_id,
     webhookId: row.webhook_id,
@@ -80,6 +70,30 @@ export function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, { limit,
     sealedSecret: row.secret,
     event: { id: row.event_public_id, type: row.type, timestamp: row.created_at, dataJson: row.data },
   }));
+}
+
+/**
+ * The sweep: leases up to `limit` due deliveries of any active webhook, oldest first, at most
+ * `perEndpoint` in flight per webhook (webhooks already at that limit are skipped in the query, so
+ * a slow endpoint's backlog never holds up the others).
+ */
+export function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, { limit, perEndpoint, inFlight }: ClaimLimits): ClaimedDelivery[] {
+  const full = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([webhookId]) => webhookId);
+  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.run_at LIMIT ?`)
+    .all(now.toISOString(), JSON.stringify(full), limit);
+  const taken = new Map<string, number>();
+  return lease(db, rows.filter((row) => {
+    const count = taken.get(row.webhook_id) ?? inFlight.get(row.webhook_id) ?? 0;
+    if (count >= perEndpoint) return false;
+    taken.set(row.webhook_id, count + 1);
+    return true;
+  }), leaseUntil);
+}
+
+/** Leases up to `limit` due deliveries of one webhook, oldest first: the cheap claim between sweeps. */
+export function claimEndpointDeliveries(db: Db, webhookId: string, now: Date, leaseUntil: Date, limit: number): ClaimedDelivery[] {
+  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`).all(now.toISOString(), webhookId, limit);
+  return lease(db, rows, leaseUntil);
 }
 
 export function recordDelivered(db: Db, deliveryId: number, httpStatus: number, now: Date): void {
@@ -111,7 +125,8 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
 
 /** When the next delivery of an active webhook falls due (a lease's expiry counts), or null. */
 export function nextDueAt(db: Db): string | null {
-  return stmt<string>(db, `SELECT d.run_at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+  // INDEXED BY: the planner otherwise prefers the covering per-webhook index and sorts every pending row.
+  return stmt<string>(db, `SELECT d.run_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_due JOIN webhooks w ON w.id = d.webhook_id
     WHERE d.status = 'pending' AND w.is_active = 1 ORDER BY d.run_at LIMIT 1`).pluck().get() ?? null;
 }
 

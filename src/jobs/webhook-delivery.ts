@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import {
-  claimDueDeliveries, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
+  claimDueDeliveries, claimEndpointDeliveries, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
 } from '../domain/deliveries.ts';
 import type { WriteRunner } from '../domain/expiry.ts';
 import { onEnqueue } from '../domain/outbox.ts';
@@ -12,7 +12,7 @@ import type { SecretBox } from '../domain/secrets.ts';
 import { signMessage, type SignedMessage } from '../domain/webhook-signature.ts';
 import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
 import type { Logger } from '../log.ts';
-import { JobRunner } from './runner.ts';
+import { JobRunner, type ClaimArguments } from './runner.ts';
 
 /** How deliveries reach receivers. */
 export interface WebhookSettings extends UrlPolicy {
@@ -125,18 +125,50 @@ export interface DeliveryRunnerDeps {
 type DeliveryJob = ClaimedDelivery & { key: string };
 
 /** The webhook delivery runner: the durable job table in src/domain/deliveries.ts, sent over HTTP. */
-export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: DeliveryOptions = {}): JobRunner<DeliveryJob> {
+export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: DeliveryOptions = {}): JobRunner<DeliveryJob, AttemptOutcome> {
   const { db, box, write, clock, log, settings } = deps;
-  const runner = new JobRunner<DeliveryJob>({
-    claim: (now, leaseUntil, { limit, perKey, inFlight }) =>
-      claimDueDeliveries(db, now, leaseUntil, { limit, perEndpoint: perKey, inFlight }).map((job) => ({ ...job, key: job.webhookId })),
-    async perform(job) {
-      const message = signMessage(job.event, box.open(job.sealedSecret), clock());
+  // Opening a sealed secret per delivery showed up in profiles; a rotation seals a new value, so
+  // keying by the sealed text never serves a stale secret.
+  const secrets = new Map<string, string>();
+  const openSecret = (sealed: string) => {
+    let secret = secrets.get(sealed);
+    if (secret === undefined) {
+      if (secrets.size >= 1000) secrets.clear();
+      secrets.set(sealed, (secret = box.open(sealed)));
+    }
+    return secret;
+  };
+  // Webhooks that may have due deliveries: added by emit() and by sweeps, dropped when a claim
+  // finds fewer than it asked for. Between sweeps the runner claims from these alone, so an
+  // endpoint's backlog is never scanned past while it is busy.
+  const withWork = new Set<string>();
+  const claim = (now: Date, leaseUntil: Date, { limit, perKey, inFlight, sweep }: ClaimArguments): ClaimedDelivery[] => {
+    if (sweep) {
+      const claimed = claimDueDeliveries(db, now, leaseUntil, { limit, perEndpoint: perKey, inFlight });
+      for (const job of claimed) withWork.add(job.webhookId);
+      for (const [webhookId, count] of inFlight) if (count >= perKey) withWork.add(webhookId);
+      return claimed;
+    }
+    const claimed: ClaimedDelivery[] = [];
+    for (const webhookId of withWork) {
+      const wanted = Math.min(perKey - (inFlight.get(webhookId) ?? 0), limit - claimed.length);
+      if (wanted <= 0) continue;
+      const found = claimEndpointDeliveries(db, webhookId, now, leaseUntil, wanted);
+      if (found.length < wanted) withWork.delete(webhookId);
+      claimed.push(...found);
+    }
+    return claimed;
+  };
+  const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
+    claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
+    perform(job) {
+      const message = signMessage(job.event, openSecret(job.sealedSecret), clock());
       message.headers['x-punchcard-delivery'] = job.publicId;
-      const outcome = await attemptDelivery(job.url, message, settings);
-      const now = clock();
-      if (outcome.success) return write(() => recordDelivered(db, job.id, outcome.statusCode!, now));
-      const { dead } = await write(() => recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now));
+      return attemptDelivery(job.url, message, settings);
+    },
+    record(job, outcome, now) {
+      if (outcome.success) return recordDelivered(db, job.id, outcome.statusCode!, now);
+      const { dead } = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now);
       if (dead) log.error(`webhook ${job.webhookId}: delivery ${job.publicId} failed ${job.attempts + 1} times (${outcome.error}); the webhook is now marked failed`);
     },
     nextDueAt: () => nextDueAt(db),
@@ -146,10 +178,13 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     clock,
     log,
     concurrency: options.concurrency ?? 128,
-    perKey: options.perEndpoint ?? 16,
+    perKey: options.perEndpoint ?? 32,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
   });
-  onEnqueue(db, () => runner.wake());
+  onEnqueue(db, (webhookIds) => {
+    for (const webhookId of webhookIds) withWork.add(webhookId);
+    runner.wake();
+  });
   return runner;
 }
