@@ -162,6 +162,8 @@ const cases: Case[] = [
   { name: 'webhook: events a string', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: 'points.awarded' }), message: /"events" must be an array of event names/ },
   { name: 'webhook: unknown event', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: ['points.awarded', 'order.paid'] }), message: /"events\.1" is "order\.paid", not an event/ },
   { name: 'webhook: secret given', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: ['points.awarded'], secret: 'whsec_x' }), message: /Unknown field "secret"/ },
+  { name: 'webhook: Idempotency-Key (the answer holds a secret)', method: 'POST', path: WEBHOOKS, options: { body: { url: 'https://93.184.215.14/', events: ['points.awarded'] }, headers: { 'idempotency-key': 'k1' } }, message: /Idempotency-Key is not accepted here/ },
+  { name: 'webhook rotate: Idempotency-Key', method: 'POST', path: `${WEBHOOKS}/whk_none/rotate-secret`, options: { headers: { 'idempotency-key': 'k1' } }, message: /Idempotency-Key is not accepted here/ },
   { name: 'webhook patch: empty object', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({}), message: /must change at least one of url, events or isActive/ },
   { name: 'webhook patch: isActive "yes"', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({ isActive: 'yes' }), message: /"isActive" must be true or false/ },
   { name: 'webhook patch: bad event', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({ events: ['nope'] }), message: /"events\.0" is "nope", not an event/ },
