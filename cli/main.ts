@@ -8,6 +8,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { projectsCommand } from './commands/projects.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
+import { webhooksCommand } from './commands/webhooks.ts';
 import { DEFAULT_DB } from './context.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -18,7 +19,7 @@ const program = new Command('punchcard')
   .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 
-for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand, widgetCommand]) {
+for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand, widgetCommand, webhooksCommand]) {
   program.addCommand(command);
 }
 

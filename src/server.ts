@@ -7,7 +7,9 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
+import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
+import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
 import { createLogger, type LogLevel } from './log.ts';
 import { openStore, type Store } from './store.ts';
 
@@ -24,6 +26,8 @@ export interface ServeOptions {
   demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
+  /** Outbound webhooks: --allow-insecure-webhooks, the attempt timeout, the delivery runner, retention. */
+  webhooks?: DeliveryOptions;
 }
 
 export interface RunningServer {
@@ -35,6 +39,8 @@ export interface RunningServer {
   bootstrap: CreatedProject | null;
   ctx: AppContext;
   store: Store;
+  /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
+  deliveries: JobRunner<{ key: string }, AttemptOutcome>;
   close(): Promise<void>;
 }
 
@@ -54,7 +60,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const { db, box } = store;
 
   const committer = new GroupCommitter(db);
-  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work) };
+  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks) };
   const demo = options.demo ?? isLoopback(options.host);
   const server = createServer(toNodeHandler(createApp(ctx, { demo })));
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
@@ -70,7 +76,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log);
+  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, options.webhooks);
+  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
+  if (options.webhooks?.runner !== false) await deliveries.start();
 
   return {
     url,
@@ -79,8 +87,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     bootstrap,
     ctx,
     store,
+    deliveries,
     async close() {
       scheduler?.stop();
+      await deliveries.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await committer.drain();

@@ -21,10 +21,10 @@ function random(seed: number) {
 }
 
 const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirth', 'metadata', 'amount', 'description',
-  'referenceId', 'expiresAt', 'idempotencyKey', 'origin', 'member', 'publicKey', 'timestamp', 'signature', '__proto__', 'constructor', ''];
+  'referenceId', 'expiresAt', 'idempotencyKey', 'origin', 'member', 'publicKey', 'timestamp', 'signature', 'url', 'events', 'isActive', '__proto__', 'constructor', ''];
 
 function anyValue(rand: () => number, depth = 0): unknown {
-  const pick = Math.floor(rand() * 14);
+  const pick = Math.floor(rand() * 15);
   switch (pick) {
     case 0: return null;
     case 1: return rand() < 0.5;
@@ -38,7 +38,8 @@ function anyValue(rand: () => number, depth = 0): unknown {
     case 9: return '\u0000\u001f\ud800';
     case 10: return depth > 2 ? [] : [anyValue(rand, depth + 1), anyValue(rand, depth + 1)];
     case 11: return depth > 2 ? {} : { [FIELDS[Math.floor(rand() * FIELDS.length)]!]: anyValue(rand, depth + 1) };
-    case 12: return 'https://example.com/a.png';
+    case 12: return rand() < 0.5 ? 'https://example.com/a.png' : 'https://10.0.0.1/';
+    case 13: return ['points.awarded', 'member.created'];
     default: return String(Math.floor(rand() * 1e6));
   }
 }
@@ -54,6 +55,11 @@ const ROUTES: [string, string][] = [
   ['PATCH', '/api/v1/members/target'],
   ['POST', '/api/v1/members/target/points'],
   ['DELETE', '/api/v1/members/nobody'],
+  ['POST', '/api/v1/webhooks'],
+  ['PATCH', '/api/v1/webhooks/whk_nobody'],
+  ['DELETE', '/api/v1/webhooks/whk_nobody'],
+  ['POST', '/api/v1/webhooks/whk_nobody/test'],
+  ['POST', '/api/v1/webhooks/whk_nobody/rotate-secret'],
 ];
 
 describe('arbitrary request bodies', () => {

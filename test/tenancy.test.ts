@@ -155,4 +155,25 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(inB.body.member.externalId).toBe('bella');
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
+  it("answers 404 on every webhook route for another project's webhook, and changes nothing", async () => {
+    const bHook = await b.api.post('/api/v1/webhooks', { url: 'https://93.184.215.14/b', events: ['points.awarded'] });
+    expect(bHook.status).toBe(201);
+    const snapshot = () => server.ctx.db.prepare('SELECT * FROM webhooks WHERE project_id = ?').all(b.projectId);
+    const before = snapshot();
+    const counts = tableCounts(server);
+    const path = `/api/v1/webhooks/${bHook.body.id}`;
+    const attempts: [string, () => Promise<ApiResponse>][] = [
+      ['GET webhook', () => a.api.get(path)],
+      ['PATCH webhook', () => a.api.patch(path, { url: 'https://93.184.215.14/stolen', isActive: false })],
+      ['DELETE webhook', () => a.api.delete(path)],
+      ['rotate secret', () => a.api.post(`${path}/rotate-secret`)],
+      ['test delivery', () => a.api.post(`${path}/test`)],
+    ];
+    for (const [label, attempt] of attempts) expectNotFound(await attempt(), label);
+    expect((await a.api.get('/api/v1/webhooks')).body).toEqual({ webhooks: [] });
+    expect(snapshot()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+    expect((await b.api.get('/api/v1/webhooks')).body.webhooks.map((w: { id: string }) => w.id)).toEqual([bHook.body.id]);
+    expect((await b.api.delete(path)).status).toBe(200);
+  });
 });

@@ -42,6 +42,7 @@ interface Case {
 const MEMBERS = '/api/v1/members';
 const VIC = '/api/v1/members/vic';
 const POINTS = '/api/v1/members/vic/points';
+const WEBHOOKS = '/api/v1/webhooks';
 
 const cases: Case[] = [
   // POST /members
@@ -149,6 +150,26 @@ const cases: Case[] = [
   { name: 'lookup: unknown parameter', method: 'GET', path: `${MEMBERS}/lookup?name=Vic`, message: /Unknown query parameter "name"/ },
   { name: 'lookup: email given twice', method: 'GET', path: `${MEMBERS}/lookup?email=a%40b.c&email=d%40e.f`, message: /"email" must be given at most once/ },
   { name: 'lookup: empty externalId', method: 'GET', path: `${MEMBERS}/lookup?externalId=`, message: /Query parameter "externalId" must not be empty/ },
+
+  // POST /webhooks, PATCH /webhooks/{id} (URL rules in detail: webhook-urls.test.ts)
+  { name: 'webhook: url missing', method: 'POST', path: WEBHOOKS, options: body({ events: ['points.awarded'] }), message: /"url" is required/ },
+  { name: 'webhook: url a number', method: 'POST', path: WEBHOOKS, options: body({ url: 5, events: ['points.awarded'] }), message: /"url" must be a string/ },
+  { name: 'webhook: url http', method: 'POST', path: WEBHOOKS, options: body({ url: 'http://93.184.215.14/', events: ['points.awarded'] }), message: /"url" must be an https URL/ },
+  { name: 'webhook: url private', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://10.0.0.1/', events: ['points.awarded'] }), message: /"url" must not point inside a private network/ },
+  { name: 'webhook: url over 2048 chars', method: 'POST', path: WEBHOOKS, options: body({ url: `https://a.example/${longString(2048)}`, events: ['points.awarded'] }), message: /"url" must be at most 2048 characters/ },
+  { name: 'webhook: events missing', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/' }), message: /"events" is required/ },
+  { name: 'webhook: events empty', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: [] }), message: /"events" must name at least one event/ },
+  { name: 'webhook: events a string', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: 'points.awarded' }), message: /"events" must be an array of event names/ },
+  { name: 'webhook: unknown event', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: ['points.awarded', 'order.paid'] }), message: /"events\.1" is "order\.paid", not an event/ },
+  { name: 'webhook: secret given', method: 'POST', path: WEBHOOKS, options: body({ url: 'https://93.184.215.14/', events: ['points.awarded'], secret: 'whsec_x' }), message: /Unknown field "secret"/ },
+  { name: 'webhook: Idempotency-Key (the answer holds a secret)', method: 'POST', path: WEBHOOKS, options: { body: { url: 'https://93.184.215.14/', events: ['points.awarded'] }, headers: { 'idempotency-key': 'k1' } }, message: /Idempotency-Key is not accepted here/ },
+  { name: 'webhook rotate: Idempotency-Key', method: 'POST', path: `${WEBHOOKS}/whk_none/rotate-secret`, options: { headers: { 'idempotency-key': 'k1' } }, message: /Idempotency-Key is not accepted here/ },
+  { name: 'webhook patch: empty object', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({}), message: /must change at least one of url, events or isActive/ },
+  { name: 'webhook patch: isActive "yes"', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({ isActive: 'yes' }), message: /"isActive" must be true or false/ },
+  { name: 'webhook patch: bad event', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({ events: ['nope'] }), message: /"events\.0" is "nope", not an event/ },
+  { name: 'webhook test: a body with fields', method: 'POST', path: `${WEBHOOKS}/whk_none/test`, options: body({ payload: {} }), message: /Unknown field "payload"/ },
+  { name: 'webhook rotate: a body with fields', method: 'POST', path: `${WEBHOOKS}/whk_none/rotate-secret`, options: body({ secret: 'mine' }), message: /Unknown field "secret"/ },
+  { name: 'webhook delete: a body with fields', method: 'DELETE', path: `${WEBHOOKS}/whk_none`, options: body({ force: true }), message: /Unknown field "force"/ },
 ];
 
 describe('validation: bad bodies and queries answer 400 and write nothing', () => {

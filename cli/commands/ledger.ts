@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { atomically } from '../../src/db/transaction.ts';
 import { checkLedger } from '../../src/domain/audit.ts';
+import { deliveryHealth } from '../../src/domain/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/expiry.ts';
 import { adjustPoints } from '../../src/domain/ledger.ts';
 import { listMembers } from '../../src/domain/members.ts';
@@ -51,14 +52,18 @@ export const expireCommand = new Command('expire')
   }));
 
 export const doctorCommand = new Command('doctor')
-  .description('check database integrity and the ledger invariant; exits 1 on any problem')
+  .description('check database integrity and the ledger invariant (exits 1 on any problem); report webhook backlogs')
   .option('--json', 'print JSON')
   .action((options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     const violations = checkLedger(db);
     const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0;
-    if (options.json) printJson({ healthy, integrity, violations });
+    // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
+    const webhooks = deliveryHealth(db);
+    if (options.json) printJson({ healthy, integrity, violations, webhooks });
     else {
+      console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks failed`
+        + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);

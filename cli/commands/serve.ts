@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/projects.ts';
 import { startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
-import { parsePositiveInt } from '../output.ts';
+import { parseDuration, parsePositiveInt } from '../output.ts';
 
 const bootstrapBanner = (created: CreatedProject, url: string) => `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
@@ -23,7 +23,13 @@ export const serveCommand = new Command('serve')
     .choices(['full', 'normal']).env('PUNCHCARD_SYNCHRONOUS').default('full'))
   .option('--demo', 'serve the demo shop page at /demo (default: only when listening on loopback)')
   .option('--no-demo', 'do not serve the demo shop page')
-  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean }, command: Command) => {
+  .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests)')
+    .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
+  .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
+    .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
+  .action(async (options: {
+    port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean; allowInsecureWebhooks?: boolean; webhookRetention: string;
+  }, command: Command) => {
     const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
     const server = await startServer({
       db: dbPath(command),
@@ -34,6 +40,7 @@ export const serveCommand = new Command('serve')
       masterKey: process.env.PUNCHCARD_MASTER_KEY,
       demo: options.demo,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
+      webhooks: { allowInsecure: options.allowInsecureWebhooks === true, retentionMs: parseDuration(options.webhookRetention) },
     });
     // One write, so whoever reads the first line also gets the keys with it.
     console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.demo ? `\nWidget demo: ${server.url}/demo` : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);

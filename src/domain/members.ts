@@ -132,8 +132,9 @@ function writeProfile(db: Db, memberId: number, profile: MemberProfile, now: Dat
   stmt(db, `UPDATE members SET ${[...assignments, 'updated_at = @now'].join(', ')} WHERE id = @id`).run({ ...values, now: now.toISOString(), id: memberId });
 }
 
-const emitMember = (db: Db, projectId: string, type: 'member.created' | 'member.updated', member: Member, now: Date) =>
-  emit(db, projectId, type, { memberId: member.id, externalId: member.externalId, member }, now);
+/** member.created / member.updated with the member view; `extra` adds fields such as `erased`. */
+export const emitMember = (db: Db, projectId: string, type: 'member.created' | 'member.updated', member: Member, now: Date, extra: Record<string, unknown> = {}) =>
+  emit(db, projectId, type, { memberId: member.id, externalId: member.externalId, member, ...extra }, now);
 
 /** Creates the member, or updates the given fields of an existing one. */
 export function upsertMember(

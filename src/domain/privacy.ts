@@ -2,10 +2,11 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { allTransactions, type Transaction } from './ledger.ts';
-import { requireMember, toMember, type Member } from './members.ts';
+import { emitMember, memberById, requireMember, toMember, type Member } from './members.ts';
 
 /**
- * Erases a member's personal data (right to erasure). The row and its ledger stay, anonymised,
+ * Erases a member's personal data (right to erasure), and emits member.updated with the erased
+ * view and `erased: true`. The row and its ledger stay, anonymised,
  * so project totals and the ledger invariant still add up; the externalId is freed for reuse.
  */
 export function eraseMember(db: Db, projectId: string, externalId: string, now: Date): { success: true; deleted: string } {
@@ -15,6 +16,8 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     // uniqueness only binds live members, so this never collides.
     stmt(db, `UPDATE members SET external_id = public_id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
+    // Receivers that copied the member's data learn to erase their copy too.
+    emitMember(db, projectId, 'member.updated', toMember(memberById(db, row.id)), now, { erased: true });
     return { success: true, deleted: externalId };
   });
 }

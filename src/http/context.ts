@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { SecretBox } from '../domain/secrets.ts';
+import type { WebhookSettings } from '../jobs/webhook-delivery.ts';
 import type { Logger } from '../log.ts';
 
 /** What every route needs: the store, the clock, and the one way to write. */
@@ -11,4 +12,6 @@ export interface AppContext {
   /** Runs synchronous domain work in the next group commit; resolves once it is durable. */
   write: <T>(work: () => T) => Promise<T>;
   log: Logger;
+  /** Outbound webhooks: URL policy, DNS and the attempt timeout. */
+  webhooks: WebhookSettings;
 }

@@ -1,16 +1,31 @@
 import { Cron } from 'croner';
 import type { Clock } from '../domain/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/expiry.ts';
+import { addMs } from '../domain/clock.ts';
+import { pruneDelivered } from '../domain/deliveries.ts';
 import { purgeIdempotencyKeys } from '../domain/idempotency.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
+import { DEFAULT_RETENTION_MS } from './webhook-delivery.ts';
+
+/** Prunes delivered webhook rows older than the retention, a batch per transaction. */
+export async function pruneWebhookDeliveries(write: WriteRunner, db: Db, now: Date, retentionMs: number): Promise<number> {
+  const before = addMs(now, -retentionMs);
+  let pruned = 0;
+  for (let batch = 1000; batch === 1000;) {
+    batch = await write(() => pruneDelivered(db, before, 1000));
+    pruned += batch;
+  }
+  return pruned;
+}
 
 /**
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
  * balances promptly; spending also expires what is due first) and hourly removal of
- * idempotency keys older than 24 h. `protect` skips a run while the previous one is still going.
+ * idempotency keys older than 24 h, and of delivered webhook rows older than the retention (default
+ * 7 days). `protect` skips a run while the previous one is still going.
  */
-export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Logger): { stop(): void } {
+export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Logger, options: { retentionMs?: number | undefined } = {}): { stop(): void } {
   const jobs = [
     new Cron('* * * * *', { protect: true }, async () => {
       try {
@@ -25,6 +40,14 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
         await write(() => purgeIdempotencyKeys(db, clock()));
       } catch (error) {
         log.error('idempotency key purge failed', error);
+      }
+    }),
+    new Cron('23 * * * *', { protect: true }, async () => {
+      try {
+        const pruned = await pruneWebhookDeliveries(write, db, clock(), options.retentionMs ?? DEFAULT_RETENTION_MS);
+        if (pruned > 0) log.info(`webhook housekeeping: ${pruned} delivered rows pruned`);
+      } catch (error) {
+        log.error('webhook delivery prune failed', error);
       }
     }),
   ];

@@ -18,8 +18,8 @@ export function punchcardJson(args: string[]): any {
 }
 
 /** Starts `punchcard serve --port 0` and resolves once it prints its URL (and, on an empty database, its keys). */
-export function spawnServer(dbPath: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath], { env });
+export function spawnServer(dbPath: string, extraArgs: string[] = []): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath, ...extraArgs], { env });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProject } from '../../src/domain/projects.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/server.ts';
 import { client } from './http.ts';
 
 /** A clock the test moves by hand. */
@@ -32,12 +32,14 @@ export interface TestServer extends RunningServer {
 }
 
 /** A real Punchcard server on 127.0.0.1 with its own SQLite file in a temp folder. */
-export async function startTestServer(options: { clock?: TestClock } = {}): Promise<TestServer> {
+export async function startTestServer(options: { clock?: TestClock; webhooks?: ServeOptions['webhooks'] } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
   const dbPath = join(dir, 'punchcard.db');
   const clock = options.clock ?? new TestClock(new Date());
   const server = await startServer({
     db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
+    // Receivers in tests listen on 127.0.0.1 over plain http.
+    webhooks: { allowInsecure: true, ...options.webhooks },
   });
   const bootstrap = server.bootstrap!;
   return {

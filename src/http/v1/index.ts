@@ -3,8 +3,9 @@ import type { AppContext } from '../context.ts';
 import { mountResources } from './api.ts';
 import { memberRoutes } from './members.ts';
 import { pointRoutes } from './points.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** The server REST API under /api/v1: one file per resource, secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
-  mountResources(app, ctx, [memberRoutes, pointRoutes]);
+  mountResources(app, ctx, [memberRoutes, pointRoutes, webhookRoutes]);
 }

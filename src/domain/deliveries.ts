@@ -1,0 +1,232 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { atomically } from '../db/transaction.ts';
+import { addMs } from './clock.ts';
+import { conflict, notFound } from './errors.ts';
+import type { OutgoingEvent } from './webhook-signature.ts';
+import { dropOrphanEvents } from './webhooks.ts';
+
+// The delivery job table's operations, one small named function each (as graphile-worker does):
+// claim with a lease, record success or failure, take over leases, prune. The runner in
+// src/jobs/ calls them through the group committer; the CLI calls them directly.
+
+/** Attempts per delivery, and the wait before attempts 2, 3, 4 and 5 after a failure. */
+export const MAX_ATTEMPTS = 5;
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+export interface ClaimedDelivery {
+  id: number;
+  publicId: string;
+  webhookId: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  url: string;
+  sealedSecret: string;
+  event: OutgoingEvent;
+}
+
+interface ClaimRow {
+  id: number;
+  public_id: string;
+  webhook_id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  event_public_id: string;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface ClaimLimits {
+  /** Deliveries to lease at most. */
+  limit: number;
+  /** Deliveries in flight at once per endpoint at most. */
+  perEndpoint: number;
+  /** Deliveries this runner already has in flight, by webhook id. */
+  inFlight: ReadonlyMap<string, number>;
+}
+
+const CLAIM_SELECT = `SELECT d.id, d.public_id, d.webhook_id, d.attempts, w.url, w.secret,
+    e.public_id AS event_public_id, e.type, e.data, e.created_at
+  FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
+  WHERE d.status = 'pending' AND d.run_at <= ? AND w.is_active = 1`;
+
+/**
+ * A lease is `run_at` moved to `leaseUntil`: if the process dies mid-delivery the row simply falls
+ * due again then (and a restart takes it over at once, see takeOverLeases).
+ */
+function lease(db: Db, rows: ClaimRow[], leaseUntil: Date): ClaimedDelivery[] {
+  const update = stmt(db, 'UPDATE webhook_deliveries SET run_at = ?, locked_until = ? WHERE id = ?');
+  for (const row of rows) update.run(leaseUntil.toISOString(), leaseUntil.toISOString(), row.id);
+  return rows.map((row) => ({
+    id: row.id,
+    publicId: row.public_id,
+    webhookId: row.webhook_id,
+    attempts: row.attempts,
+    url: row.url,
+    sealedSecret: row.secret,
+    event: { id: row.event_public_id, type: row.type, timestamp: row.created_at, dataJson: row.data },
+  }));
+}
+
+/**
+ * The sweep: leases up to `limit` due deliveries of any active webhook, oldest first, at most
+ * `perEndpoint` in flight per webhook (webhooks already at that limit are skipped in the query, so
+ * a slow endpoint's backlog never holds up the others).
+ */
+export function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, { limit, perEndpoint, inFlight }: ClaimLimits): ClaimedDelivery[] {
+  const full = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([webhookId]) => webhookId);
+  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.run_at LIMIT ?`)
+    .all(now.toISOString(), JSON.stringify(full), limit);
+  const taken = new Map<string, number>();
+  return lease(db, rows.filter((row) => {
+    const count = taken.get(row.webhook_id) ?? inFlight.get(row.webhook_id) ?? 0;
+    if (count >= perEndpoint) return false;
+    taken.set(row.webhook_id, count + 1);
+    return true;
+  }), leaseUntil);
+}
+
+/** Leases up to `limit` due deliveries of one webhook, oldest first: the cheap claim between sweeps. */
+export function claimEndpointDeliveries(db: Db, webhookId: string, now: Date, leaseUntil: Date, limit: number): ClaimedDelivery[] {
+  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`).all(now.toISOString(), webhookId, limit);
+  return lease(db, rows, leaseUntil);
+}
+
+export function recordDelivered(db: Db, deliveryId: number, httpStatus: number, now: Date): void {
+  stmt(db, `UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL,
+    locked_until = NULL, delivered_at = ? WHERE id = ? AND status = 'pending'`).run(httpStatus, now.toISOString(), deliveryId);
+}
+
+/**
+ * Reschedules a failed attempt per the retry schedule; after the last one the delivery is dead and
+ * its webhook is marked failed (inactive), so nothing more is sent to it until it is re-enabled.
+ */
+export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: number | null; error: string }, now: Date): { dead: boolean } {
+  return atomically(db, () => {
+    const row = stmt<{ public_id: string; webhook_id: string; attempts: number }>(db,
+      "SELECT public_id, webhook_id, attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").get(deliveryId);
+    if (!row) return { dead: false };
+    const attempts = row.attempts + 1;
+    const dead = attempts >= MAX_ATTEMPTS;
+    const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts - 1]!);
+    stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = ?, last_error = ?
+      WHERE id = ?`).run(dead ? 'dead' : 'pending', attempts, runAt.toISOString(), failure.httpStatus, failure.error, deliveryId);
+    if (dead) {
+      stmt(db, 'UPDATE webhooks SET is_active = 0, failed_at = ?, last_error = ?, updated_at = ? WHERE id = ? AND is_active = 1').run(
+        now.toISOString(), `Delivery ${row.public_id} failed ${MAX_ATTEMPTS} times; last: ${failure.error}`, now.toISOString(), row.webhook_id);
+    }
+    return { dead };
+  });
+}
+
+/** When the next delivery of an active webhook falls due (a lease's expiry counts), or null. */
+export function nextDueAt(db: Db): string | null {
+  // INDEXED BY: the planner otherwise prefers the covering per-webhook index and sorts every pending row.
+  return stmt<string>(db, `SELECT d.run_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_due JOIN webhooks w ON w.id = d.webhook_id
+    WHERE d.status = 'pending' AND w.is_active = 1 ORDER BY d.run_at LIMIT 1`).pluck().get() ?? null;
+}
+
+/**
+ * At start-up, the leases left by a process that died are taken over at once instead of when they
+ * expire: one server owns a database file, so no other runner can be holding them.
+ */
+export function takeOverLeases(db: Db, now: Date): number {
+  return stmt(db, "UPDATE webhook_deliveries SET run_at = ?, locked_until = NULL WHERE status = 'pending' AND locked_until IS NOT NULL")
+    .run(now.toISOString()).changes;
+}
+
+/** Deletes up to `limit` delivered rows older than `before`, and events left without deliveries. */
+export function pruneDelivered(db: Db, before: Date, limit: number): number {
+  return atomically(db, () => {
+    const rows = stmt<{ id: number; event_id: number }>(db, `SELECT id, event_id FROM webhook_deliveries
+      WHERE status = 'delivered' AND delivered_at < ? ORDER BY delivered_at LIMIT ?`).all(before.toISOString(), limit);
+    const remove = stmt(db, 'DELETE FROM webhook_deliveries WHERE id = ?');
+    for (const row of rows) remove.run(row.id);
+    dropOrphanEvents(db, [...new Set(rows.map((row) => row.event_id))]);
+    return rows.length;
+  });
+}
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (pending only). */
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+interface DeliveryRow {
+  public_id: string;
+  webhook_id: string;
+  event_public_id: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  run_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+const DELIVERY_SELECT = `SELECT d.public_id, d.webhook_id, e.public_id AS event_public_id, e.type, d.status, d.attempts, d.run_at,
+  d.last_status, d.last_error, d.created_at, d.delivered_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id`;
+
+const toDelivery = (row: DeliveryRow): Delivery => ({
+  id: row.public_id,
+  webhookId: row.webhook_id,
+  eventId: row.event_public_id,
+  type: row.type,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.status === 'pending' ? row.run_at : null,
+  lastStatus: row.last_status,
+  lastError: row.last_error,
+  createdAt: row.created_at,
+  deliveredAt: row.delivered_at,
+});
+
+/** A project's deliveries, newest first, optionally of one status. */
+export function listDeliveries(db: Db, projectId: string, query: { status?: DeliveryStatus | undefined; limit: number }): Delivery[] {
+  const rows = query.status
+    ? stmt<DeliveryRow>(db, `${DELIVERY_SELECT} WHERE d.project_id = ? AND d.status = ? ORDER BY d.id DESC LIMIT ?`).all(projectId, query.status, query.limit)
+    : stmt<DeliveryRow>(db, `${DELIVERY_SELECT} WHERE d.project_id = ? ORDER BY d.id DESC LIMIT ?`).all(projectId, query.limit);
+  return rows.map(toDelivery);
+}
+
+/**
+ * Sends a dead (or already delivered) delivery again: a fresh set of attempts, due now, with the
+ * same event id. A pending one is refused: it is already going to be sent.
+ */
+export function replayDelivery(db: Db, publicId: string, now: Date): Delivery {
+  return atomically(db, () => {
+    const row = stmt<{ id: number; status: DeliveryStatus; run_at: string }>(db,
+      'SELECT id, status, run_at FROM webhook_deliveries WHERE public_id = ?').get(publicId);
+    if (!row) throw notFound(`No delivery with id "${publicId}"`);
+    if (row.status === 'pending') throw conflict(`Delivery ${publicId} is still pending; its next attempt is due at ${row.run_at}.`);
+    stmt(db, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, run_at = ?, locked_until = NULL, last_status = NULL,
+      last_error = NULL, delivered_at = NULL WHERE id = ?`).run(now.toISOString(), row.id);
+    return toDelivery(stmt<DeliveryRow>(db, `${DELIVERY_SELECT} WHERE d.id = ?`).get(row.id)!);
+  });
+}
+
+/** For `punchcard doctor`: deliveries waiting, deliveries given up on, webhooks marked failed. */
+export function deliveryHealth(db: Db): { pendingDeliveries: number; deadDeliveries: number; failedWebhooks: number } {
+  const count = (sql: string) => stmt<number>(db, sql).pluck().get()!;
+  return {
+    pendingDeliveries: count("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'"),
+    deadDeliveries: count("SELECT count(*) FROM webhook_deliveries WHERE status = 'dead'"),
+    failedWebhooks: count('SELECT count(*) FROM webhooks WHERE failed_at IS NOT NULL'),
+  };
+}

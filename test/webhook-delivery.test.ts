@@ -1,0 +1,138 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pruneWebhookDeliveries } from '../src/jobs/scheduler.ts';
+import { startReceiver, type Receiver } from './helpers/receiver.ts';
+import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+let receiver: Receiver;
+let clock: TestClock;
+let t0: number;
+
+// The runner is driven by hand (runDue) under a clock the test moves; attempts time out after 300 ms.
+beforeEach(async () => {
+  clock = new TestClock(new Date('2026-03-01T09:00:00.000Z'));
+  t0 = clock.current.getTime();
+  server = await startTestServer({ clock, webhooks: { runner: false, timeoutMs: 300 } });
+  receiver = await startReceiver();
+  await server.api.post('/api/v1/members', { externalId: 'eve' });
+});
+afterEach(async () => {
+  await server.stop();
+  await receiver.close();
+});
+
+const MIN = 60_000;
+const at = (ms: number) => new Date(t0 + ms).toISOString();
+/** Moves the clock to t0 + ms and runs whatever is due; resolves with how many attempts ran. */
+async function runAt(ms: number): Promise<number> {
+  clock.current = new Date(t0 + ms);
+  return server.deliveries.runDue();
+}
+const deliveries = () => server.ctx.db.prepare(`SELECT d.status, d.attempts, d.run_at, d.last_status, d.last_error
+  FROM webhook_deliveries d ORDER BY d.id`).all() as { status: string; attempts: number; run_at: string; last_status: number | null; last_error: string | null }[];
+
+async function subscribe(events = ['points.awarded']) {
+  const created = await server.api.post('/api/v1/webhooks', { url: receiver.url, events });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; secret: string };
+}
+
+describe('retries', () => {
+  it('retries a 500 after 1 min and a timeout after 5 min more, then delivers the same body', async () => {
+    receiver.setBehaviour((_, n) => (n === 0 ? 500 : n === 1 ? 'hang' : 200));
+    await subscribe();
+    await server.api.post('/api/v1/members/eve/points', { amount: 5 });
+
+    expect(await runAt(0)).toBe(1);
+    expect(deliveries()).toEqual([{ status: 'pending', attempts: 1, run_at: at(MIN), last_status: 500, last_error: 'HTTP 500: receiver says no' }]);
+
+    expect(await runAt(MIN - 1)).toBe(0); // not yet due
+    expect(await runAt(MIN)).toBe(1); // the receiver never answers: 300 ms timeout
+    expect(deliveries()).toEqual([{ status: 'pending', attempts: 2, run_at: at(6 * MIN), last_status: null, last_error: 'timed out after 300 ms' }]);
+
+    expect(await runAt(6 * MIN - 1)).toBe(0);
+    expect(await runAt(6 * MIN)).toBe(1);
+    expect(deliveries()).toMatchObject([{ status: 'delivered', attempts: 3, last_status: 200, last_error: null }]);
+
+    expect(receiver.received).toHaveLength(3);
+    const [first, second, third] = receiver.received;
+    // The same event, byte for byte; only the Standard Webhooks timestamp says when each attempt was.
+    expect(second!.raw).toBe(first!.raw);
+    expect(third!.raw).toBe(first!.raw);
+    expect(receiver.received.map((r) => Number(r.headers['webhook-timestamp']) * 1000 - t0)).toEqual([0, MIN, 6 * MIN]);
+    expect(await runAt(10 * MIN)).toBe(0);
+  });
+
+  it('marks the webhook failed after the 5th failure, holds its other deliveries, sends nothing more until re-enabled', async () => {
+    receiver.setBehaviour(() => 500);
+    const webhook = await subscribe();
+    await server.api.post('/api/v1/members/eve/points', { amount: 1 }); // A, due at 0
+    clock.current = new Date(t0 + 30_000);
+    await server.api.post('/api/v1/members/eve/points', { amount: 2 }); // B, due at 30 s
+
+    // A's attempts: 0, 1 min, 6 min, 36 min, 2 h 36 min. B's run 30 s behind.
+    const schedule = [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN];
+    for (const [i, ms] of schedule.entries()) {
+      expect(await runAt(ms), `A attempt ${i + 1}`).toBe(1);
+      if (i < 4) expect(await runAt(ms + 30_000), `B attempt ${i + 1}`).toBe(1);
+    }
+    expect(deliveries().map((d) => [d.status, d.attempts])).toEqual([['dead', 5], ['pending', 4]]);
+    const failed = (await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body;
+    expect(failed).toMatchObject({ isActive: false, failedAt: at(156 * MIN) });
+    expect(failed.lastError).toMatch(/^Delivery dlv_\w+ failed 5 times; last: HTTP 500/);
+
+    // B's 5th attempt falls due, but nothing goes to a failed webhook; new events are not queued for it.
+    const sent = receiver.received.length;
+    expect(sent).toBe(9);
+    expect(await runAt(156 * MIN + 30_000)).toBe(0);
+    await server.api.post('/api/v1/members/eve/points', { amount: 3 });
+    expect(await runAt(200 * MIN)).toBe(0);
+    expect(receiver.received).toHaveLength(sent);
+    expect(deliveries()).toHaveLength(2);
+
+    // Re-enabled: failedAt cleared, the held delivery goes out.
+    receiver.setBehaviour(() => 200);
+    const enabled = await server.api.patch(`/api/v1/webhooks/${webhook.id}`, { isActive: true });
+    expect(enabled.body).toMatchObject({ isActive: true, failedAt: null, lastError: null });
+    expect(await runAt(201 * MIN)).toBe(1);
+    expect(deliveries().map((d) => [d.status, d.attempts])).toEqual([['dead', 5], ['delivered', 5]]);
+  });
+
+  it('keeps other endpoints flowing while one hangs', async () => {
+    const slow = await startReceiver(() => 'hang');
+    try {
+      await server.api.post('/api/v1/webhooks', { url: slow.url, events: ['points.awarded'] });
+      await subscribe();
+      for (let i = 0; i < 3; i++) await server.api.post('/api/v1/members/eve/points', { amount: 1 });
+      const started = performance.now();
+      expect(await runAt(0)).toBe(6);
+      // Both endpoints' attempts ran side by side: one timeout, not three in a row.
+      expect(performance.now() - started).toBeLessThan(900 + 300);
+      expect(receiver.received).toHaveLength(3);
+      expect(slow.received).toHaveLength(3);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('housekeeping', () => {
+  it('prunes delivered rows older than the retention with their events, and keeps dead and recent ones', async () => {
+    const webhook = await subscribe(['points.awarded', 'points.deducted']);
+    await server.api.post('/api/v1/members/eve/points', { amount: 5 }); // delivered at 0
+    expect(await runAt(0)).toBe(1);
+    receiver.setBehaviour(() => 500);
+    await server.api.post('/api/v1/members/eve/points', { amount: -1 }); // dies after five attempts
+    for (const ms of [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN]) await runAt(ms);
+    await server.api.patch(`/api/v1/webhooks/${webhook.id}`, { isActive: true });
+    receiver.setBehaviour(() => 200);
+    await server.api.post('/api/v1/members/eve/points', { amount: 2 }); // delivered 6 days later
+    expect(await runAt(6 * 24 * 60 * MIN)).toBe(1);
+
+    const week = 7 * 24 * 60 * MIN;
+    expect(await pruneWebhookDeliveries(server.ctx.write, server.ctx.db, new Date(t0 + week + MIN), week)).toBe(1);
+    expect(deliveries().map((d) => d.status)).toEqual(['dead', 'delivered']);
+    const events = server.ctx.db.prepare('SELECT type FROM events ORDER BY id').pluck().all();
+    expect(events).toEqual(['points.deducted', 'points.awarded']);
+  });
+});
