@@ -9,6 +9,8 @@ import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { createLogger, type LogLevel } from './log.ts';
+import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
+import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './store.ts';
 
 export interface ServeOptions {
@@ -22,6 +24,8 @@ export interface ServeOptions {
   logLevel?: LogLevel;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
+  /** Replicate the database with Litestream, run as a supervised child process. */
+  replicate?: ReplicateOptions | undefined;
 }
 
 export interface RunningServer {
@@ -31,6 +35,7 @@ export interface RunningServer {
   bootstrap: CreatedProject | null;
   ctx: AppContext;
   store: Store;
+  replication: Replication | null;
   close(): Promise<void>;
 }
 
@@ -44,18 +49,26 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
+  const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
 
+  let replication: Replication | null = null;
   const committer = new GroupCommitter(db);
-  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work) };
+  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), replication: () => replication?.status() ?? null };
   const server = createServer(toNodeHandler(createApp(ctx)));
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
   let address: AddressInfo;
   try {
+    if (litestream && options.replicate) {
+      // Litestream is then the one checkpointer (Litestream's tips for busy databases; see docs/production.md).
+      db.pragma('wal_autocheckpoint = 0');
+      replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
+    }
     address = await listen(server, options.port, options.host);
   } catch (error) {
     store.close();
+    await replication?.stop();
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
@@ -71,6 +84,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     bootstrap,
     ctx,
     store,
+    replication,
     async close() {
       scheduler?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -79,6 +93,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       server.closeAllConnections();
       await closed;
       store.close();
+      await replication?.stop(); // after the last write, so Litestream's last sync ships it
     },
   };
 }

@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/projects.ts';
 import { startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
-import { parsePositiveInt } from '../output.ts';
+import { parseDuration, parsePositiveInt } from '../output.ts';
+import { replicationBanner } from './replicate.ts';
 
 const bootstrapBanner = (created: CreatedProject, url: string) => `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
@@ -21,7 +22,9 @@ export const serveCommand = new Command('serve')
   .addOption(new Option('--public-url <url>', 'the URL shoppers and integrations reach this server at').env('PUNCHCARD_PUBLIC_URL'))
   .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
     .choices(['full', 'normal']).env('PUNCHCARD_SYNCHRONOUS').default('full'))
-  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal' }, command: Command) => {
+  .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
+  .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
+  .action(async (options: { port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; replicate?: string; replicateInterval: string }, command: Command) => {
     const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
     const server = await startServer({
       db: dbPath(command),
@@ -31,9 +34,11 @@ export const serveCommand = new Command('serve')
       synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL',
       masterKey: process.env.PUNCHCARD_MASTER_KEY,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
+      replicate: options.replicate ? { url: options.replicate, intervalMs: parseDuration(options.replicateInterval) } : undefined,
     });
     // One write, so whoever reads the first line also gets the keys with it.
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
+    const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

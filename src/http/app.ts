@@ -2,6 +2,7 @@ import { H3 } from 'h3';
 import type { AppContext } from './context.ts';
 import { errorResponse } from './errors.ts';
 import { mountServerApi } from './server-api.ts';
+import { OFF } from '../replication/status.ts';
 
 /** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
 export function createApp(ctx: AppContext): H3 {
@@ -9,7 +10,7 @@ export function createApp(ctx: AppContext): H3 {
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
   });
-  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/healthz', () => ({ status: 'ok', replication: ctx.replication?.() ?? OFF }));
   mountServerApi(app, ctx);
   return app;
 }

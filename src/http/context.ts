@@ -2,6 +2,7 @@ import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { Logger } from '../log.ts';
+import type { ReplicationStatus } from '../replication/status.ts';
 
 /** What every route needs: the store, the clock, and the one way to write. */
 export interface AppContext {
@@ -11,4 +12,6 @@ export interface AppContext {
   /** Runs synchronous domain work in the next group commit; resolves once it is durable. */
   write: <T>(work: () => T) => Promise<T>;
   log: Logger;
+  /** Replication as /healthz reports it; null when the server does not replicate. */
+  replication?: () => ReplicationStatus | null;
 }
