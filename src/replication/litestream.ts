@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 
 /** How to get Litestream, for every message that says it is missing. */
-const HOW_TO_INSTALL = 'Install it with `npm ci` in the Punchcard checkout (it brings @flydotio/litestream on Linux and macOS), '
+const HOW_TO_INSTALL = 'Install it with `npm ci` in the Punchcard checkout (on Linux x64 it brings @flydotio/litestream-linux-x64), '
   + 'or put Litestream v0.3.x on PATH as `litestream` (https://litestream.io/install), or set PUNCHCARD_LITESTREAM_BIN to its path.';
 
 const isExecutable = (file: string) => {
@@ -24,11 +24,13 @@ export function onPath(name: string, path = process.env.PATH ?? ''): string | nu
   return null;
 }
 
-/** The binary @flydotio/litestream installed for this platform (its own wrapper script cannot be supervised: it swallows signals). */
+/**
+ * The binary of the optional npm dependency (@flydotio/litestream-linux-x64; the registry packages
+ * for other platforms follow the same naming, so installing one of them by hand works too).
+ */
 function fromNpm(): string | null {
   try {
-    const wrapper = createRequire(import.meta.url).resolve('@flydotio/litestream/package.json');
-    const binary = createRequire(wrapper).resolve(`@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
+    const binary = createRequire(import.meta.url).resolve(`@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
     return isExecutable(binary) ? binary : null;
   } catch {
     return null;
@@ -36,9 +38,8 @@ function fromNpm(): string | null {
 }
 
 /**
- * npm run and npx put node_modules/.bin on PATH, and there `litestream` is @flydotio/litestream's
- * wrapper script: it neither forwards signals nor exits with Litestream, so it is skipped for the
- * binary it wraps.
+ * A globally installed @flydotio/litestream puts its wrapper script on PATH as `litestream`: it
+ * neither forwards signals nor exits with Litestream, so it cannot be supervised and is skipped.
  */
 function litestreamOnPath(path: string | undefined): string | null {
   const found = onPath('litestream', path);
