@@ -152,6 +152,11 @@ describe('replication with Litestream', () => {
       });
       expect((await api.get('/api/v1/members/ann')).body.points).toBe(5);
       expect(readStatusRecord(db)!.restarts).toBe(1);
+
+      // Not even --force restores over a database its server is still replicating.
+      const refused = punchcard(['restore', '--from', replica, '--db', db, '--force']);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('is running on');
     } finally {
       server.child.kill('SIGTERM');
       await exited(server.child);

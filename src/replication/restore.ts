@@ -7,6 +7,7 @@ import { checkLedger } from '../domain/audit.ts';
 import { parseMasterKey, SecretBox } from '../domain/secrets.ts';
 import { masterKeyMatches } from '../store.ts';
 import { configArgs, findLitestream, litestreamMetaDir, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
+import { readStatusRecord } from './status.ts';
 
 export interface RestoreOptions {
   /** The replica URL, as given to `serve --replicate`. */
@@ -82,6 +83,8 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
   if (existsSync(target) && !options.force) {
     throw new Error(`${target} already exists. Stop the server, then run restore again with --force to replace it.`);
   }
+  const server = readStatusRecord(target);
+  if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
   ensureDirectory(dirname(target));
   const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
   try {

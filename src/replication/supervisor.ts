@@ -112,7 +112,8 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
     flushTimer.unref();
   };
 
-  const noteError = (message: string) => {
+  const noteError = (text: string) => {
+    const message = text.replaceAll(options.url, redactReplicaUrl(options.url)); // a URL may carry a password
     lastError = message;
     log.error(`Litestream: ${message}`);
     persist();
