@@ -1,15 +1,16 @@
 // Recovery point and time of `serve --replicate` with a file:// replica, measured:
-//   node --import tsx bench/recovery.ts            (RECOVERY_SECONDS of load, default 10)
+//   npm run bench:recovery            (RECOVERY_SECONDS of load, default 10)
 // Starts `punchcard serve --replicate` (Litestream's default 1 s interval), awards points from 16
 // concurrent clients, then kills the server and Litestream together with SIGKILL while the load
-// runs, as a dead machine would (no last sync). Then `punchcard restore` into a new file and a
-// server start on it. Prints how many acknowledged awards the replica lacked, how many seconds of
+// runs, as a dead machine would (no last sync); with RECOVERY_KILL=server only the server, as a
+// crash would (Litestream then exits at its next log line, also without a last sync). Then
+// `punchcard restore` into a new file and a server start on it. Prints how many acknowledged awards the replica lacked, how many seconds of
 // acknowledged writes they span (the recovery point), and how long restore and start took.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store.ts';
-import { readStatusRecord } from '../src/replication/status.ts';
+import { processAlive, readStatusRecord } from '../src/replication/status.ts';
 import { punchcard, spawnServer } from '../test/helpers/cli.ts';
 import { client } from '../test/helpers/http.ts';
 import { TEST_MASTER_KEY } from '../test/helpers/server.ts';
@@ -37,11 +38,13 @@ try {
   const load = Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)));
   await sleep(SECONDS * 1000);
   const litestream = readStatusRecord(db)!.litestreamPid!;
+  const machineDies = process.env.RECOVERY_KILL !== 'server';
   const killedAt = Date.now();
-  process.kill(litestream, 'SIGKILL');
+  if (machineDies) process.kill(litestream, 'SIGKILL');
   server.child.kill('SIGKILL');
   running = false;
   await load;
+  while (processAlive(litestream)) await sleep(20); // when only the server was killed, Litestream is still exiting
 
   const restored = join(dir, 'restored.db');
   const restoreStart = Date.now();
@@ -58,7 +61,7 @@ try {
   store.close();
   const lost = [...acked].filter(([id]) => !present.has(id)).map(([, at]) => at);
   const window = lost.length === 0 ? 0 : (killedAt - Math.min(...lost)) / 1000;
-  console.log(`${acked.size} awards acknowledged in ${SECONDS} s (${Math.round(acked.size / SECONDS)}/s); server and Litestream SIGKILLed together.`);
+  console.log(`${acked.size} awards acknowledged in ${SECONDS} s (${Math.round(acked.size / SECONDS)}/s); ${machineDies ? 'server and Litestream SIGKILLed together' : 'server SIGKILLed, Litestream left to finish'}.`);
   console.log(`Recovery point: ${lost.length} acknowledged awards missing from the replica, the last ${window.toFixed(2)} s before the kill.`);
   console.log(`Recovery time: restore ${(restoreMs / 1000).toFixed(2)} s (database ${(statSync(restored).size / 1e6).toFixed(1)} MB, checks included), ` +
     `server start ${(startMs / 1000).toFixed(2)} s.`);

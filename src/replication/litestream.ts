@@ -17,7 +17,7 @@ const isExecutable = (file: string) => {
 };
 
 /** The first executable `name` in PATH, or null. */
-export function onPath(name: string, path = process.env.PATH ?? ''): string | null {
+function onPath(name: string, path = process.env.PATH ?? ''): string | null {
   for (const dir of path.split(delimiter)) {
     if (dir && isExecutable(join(dir, name))) return join(dir, name);
   }

@@ -46,7 +46,8 @@ export function describeReplication(record: StatusRecord, now = Date.now()): Rep
   };
 }
 
-const alive = (pid: number) => {
+/** Whether a process with this id exists (EPERM: it does, under another user). */
+export const processAlive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
@@ -63,7 +64,7 @@ export function readStatusRecord(db: string): StatusRecord | null {
   const file = statusFile(db);
   if (!existsSync(file)) return null;
   const record = JSON.parse(readFileSync(file, 'utf8')) as StatusRecord;
-  return record.state !== 'stopped' && !alive(record.pid) ? { ...record, state: 'stopped' } : record;
+  return record.state !== 'stopped' && !processAlive(record.pid) ? { ...record, state: 'stopped' } : record;
 }
 
 /** Replaces the file in one rename, so a reader never sees half of it. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../log.ts';
-import { configArgs, onPath, redactReplicaUrl } from './litestream.ts';
+import { configArgs, redactReplicaUrl } from './litestream.ts';
 import { describeReplication, writeStatusRecord, type ReplicationState, type ReplicationStatus, type StatusRecord } from './status.ts';
 import { SyncTracker, type LogLine } from './tracker.ts';
 
@@ -34,14 +34,6 @@ const ROUTINE = new Set(['write wal segment', 'wal segment written', 'write snap
 /** Debug lines logged per WAL frame: matched as bytes, never parsed, so a busy WAL costs next to nothing here. */
 const COPIED = Buffer.from('"msg":"copy-shadow: ok"');
 const COPY_CHATTER = Buffer.from('"msg":"copy-shadow');
-
-/**
- * With setpriv (util-linux), Litestream gets SIGTERM when the server dies, even by SIGKILL: an
- * orphaned Litestream would go on replicating beside the next server's.
- */
-const SETPRIV = process.platform === 'linux' ? onPath('setpriv') : null;
-const command = (binary: string, args: string[]): [string, string[]] =>
-  SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', '--', binary, ...args]] : [binary, args];
 
 /** Calls `onLine` with each complete line of a stream, as bytes. */
 function lines(onLine: (line: Buffer) => void): (chunk: Buffer) => void {
@@ -94,12 +86,12 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
   let flushing: Promise<void> | null = null;
   let dirty = false;
   let lastFlush = 0;
+  const save = () => writeStatusRecord(options.db, record()).catch((error: unknown) => log.error('could not write the replication status file', error));
   const flush = () => {
     flushTimer = null;
     dirty = false;
     lastFlush = Date.now();
-    flushing = writeStatusRecord(options.db, record())
-      .catch((error: unknown) => log.error('could not write the replication status file', error))
+    flushing = save()
       .finally(() => {
         flushing = null;
         if (dirty) persist();
@@ -142,8 +134,9 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
   const start = () => {
     const startedAt = Date.now();
     tracker.restarted();
-    const [file, args] = command(options.binary, ['replicate', ...configArgs(options.config)]);
-    const proc = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // If the server dies, even by SIGKILL, Litestream follows: its next log line (one per interval
+    // at debug level) hits a broken pipe, and Go exits on that. No orphan replicates beside the next server.
+    const proc = spawn(options.binary, ['replicate', ...configArgs(options.config)], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
     proc.stdout!.on('data', lines(onLine));
     proc.stderr!.on('data', lines((bytes) => noteError(bytes.toString('utf8'))));
@@ -186,7 +179,7 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
       state = 'stopped';
       if (flushTimer) clearTimeout(flushTimer);
       await flushing;
-      await writeStatusRecord(options.db, record());
+      await save();
     },
   };
 }
