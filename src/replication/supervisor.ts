@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
 import { configArgs, redactReplicaUrl } from './litestream.ts';
 import { describeReplication, writeStatusRecord, type ReplicationState, type ReplicationStatus, type StatusRecord } from './status.ts';
+import type { RelayData, RelayMessage } from './relay.ts';
 import { SyncTracker, type LogLine } from './tracker.ts';
 
 export interface SupervisorOptions {
@@ -31,23 +32,6 @@ const STOP_TIMEOUT_MS = 30_000;
 const STATUS_EVERY_MS = 1_000;
 /** Lines logged on every sync: the tracker reads them, the operator's log does not need them. */
 const ROUTINE = new Set(['write wal segment', 'wal segment written', 'write snapshot', 'snapshot written']);
-/** Debug lines logged per WAL frame: matched as bytes, never parsed, so a busy WAL costs next to nothing here. */
-const COPIED = Buffer.from('"msg":"copy-shadow: ok"');
-const COPY_CHATTER = Buffer.from('"msg":"copy-shadow');
-
-/** Calls `onLine` with each complete line of a stream, as bytes. */
-function lines(onLine: (line: Buffer) => void): (chunk: Buffer) => void {
-  let rest: Buffer = Buffer.alloc(0);
-  return (chunk) => {
-    const data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
-    let start = 0;
-    for (let end = data.indexOf(10); end !== -1; end = data.indexOf(10, start)) {
-      if (end > start) onLine(data.subarray(start, end));
-      start = end + 1;
-    }
-    rest = data.subarray(start);
-  };
-}
 
 /** A log line as the operator reads it: the message, then its attributes but the database path. */
 function summary(line: LogLine): string {
@@ -57,11 +41,28 @@ function summary(line: LogLine): string {
   return [line.msg, ...attributes].join(' ');
 }
 
-/** Runs Litestream as a child process, restarts it with back-off when it dies, and tracks what the replica holds. */
+interface Relay {
+  worker: Worker;
+  pid: number | null;
+  ended: Promise<unknown>;
+}
+
+/**
+ * Litestream runs, and its log is read, on a worker thread (relay.ts): it logs while it holds
+ * SQLite's write lock, and the main thread may be waiting for that lock (busy_timeout). A log pipe
+ * read by the main thread would then fill and stall both; read on the worker, it never waits. The
+ * worker also drops the per-frame lines, so the main thread sees a few lines per sync. If the server
+ * dies, even by SIGKILL, Litestream follows: its next log line (one per interval at debug level) hits
+ * a closed pipe, and Go exits on that, so no orphan replicates beside the next server.
+ */
+const RELAY = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); `
+  + `return import(${JSON.stringify(new URL('./relay.ts', import.meta.url).href)}); });`;
+
+/** Runs Litestream (through the relay), restarts it with back-off when it dies, and tracks what the replica holds. */
 export function superviseLitestream(options: SupervisorOptions): Replication {
   const { log } = options;
   const tracker = new SyncTracker();
-  let child: ChildProcess | null = null;
+  let relay: Relay | null = null;
   let state: ReplicationState = 'starting';
   let restarts = 0;
   let failures = 0;
@@ -71,7 +72,7 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
 
   const record = (): StatusRecord => ({
     pid: process.pid,
-    litestreamPid: child?.pid ?? null,
+    litestreamPid: relay?.pid ?? null,
     litestreamVersion: options.version,
     replica: redactReplicaUrl(options.url),
     state,
@@ -111,14 +112,13 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
     persist();
   };
 
-  const onLine = (bytes: Buffer) => {
-    if (bytes.includes(COPIED)) return tracker.copied();
-    if (bytes.includes(COPY_CHATTER)) return;
+  const onLine = (text: string) => {
+    if (text.includes('"msg":"copy-shadow: ok"')) return tracker.copied();
     let line: LogLine;
     try {
-      line = JSON.parse(bytes.toString('utf8')) as LogLine;
+      line = JSON.parse(text) as LogLine;
     } catch {
-      return noteError(bytes.toString('utf8'));
+      return noteError(text);
     }
     const before = tracker.syncedThrough;
     tracker.line(line);
@@ -134,17 +134,12 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
   const start = () => {
     const startedAt = Date.now();
     tracker.restarted();
-    // If the server dies, even by SIGKILL, Litestream follows: its next log line (one per interval
-    // at debug level) hits a broken pipe, and Go exits on that. No orphan replicates beside the next server.
-    const proc = spawn(options.binary, ['replicate', ...configArgs(options.config)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    proc.stdout!.on('data', lines(onLine));
-    proc.stderr!.on('data', lines((bytes) => noteError(bytes.toString('utf8'))));
-    let ended = false;
+    const worker = new Worker(RELAY, { eval: true, workerData: { binary: options.binary, args: ['replicate', ...configArgs(options.config)] } satisfies RelayData });
+    const current: Relay = { worker, pid: null, ended: new Promise((resolve) => worker.once('exit', resolve)) };
+    relay = current;
     const onEnd = (how: string) => {
-      if (ended) return;
-      ended = true;
-      child = null;
+      if (relay !== current) return;
+      relay = null;
       if (stopping) return;
       restarts++;
       failures = Date.now() - startedAt >= STABLE_MS ? 1 : failures + 1;
@@ -155,9 +150,21 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
       restartTimer = setTimeout(start, delay);
       restartTimer.unref();
     };
-    proc.once('error', (error) => onEnd(error.message));
-    proc.once('exit', (code, signal) => onEnd(signal ? `signal ${signal}` : `code ${code}`));
-    persist();
+    worker.on('message', (message: RelayMessage) => {
+      if (message.type === 'spawned') {
+        current.pid = message.pid ?? null;
+        persist();
+      } else if (message.type === 'lines') {
+        for (const line of message.lines) {
+          if (message.stream === 'stdout') onLine(line);
+          else noteError(line);
+        }
+      } else {
+        onEnd(message.how);
+      }
+    });
+    // A relay that fails to load or dies ends this run like a Litestream that exits.
+    worker.once('error', (error) => onEnd(error.message));
   };
 
   start();
@@ -167,13 +174,11 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
     async stop() {
       stopping = true;
       clearTimeout(restartTimer);
-      const proc = child;
-      if (proc && proc.exitCode === null && proc.signalCode === null) {
-        // 'close', not 'exit': the lines of the last sync are read by then.
-        const exited = new Promise((resolve) => proc.once('close', resolve));
-        proc.kill('SIGTERM');
-        const killer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
-        await exited;
+      const current = relay;
+      if (current) {
+        current.worker.postMessage('SIGTERM');
+        const killer = setTimeout(() => current.worker.postMessage('SIGKILL'), STOP_TIMEOUT_MS);
+        await current.ended;
         clearTimeout(killer);
       }
       state = 'stopped';
