@@ -31,6 +31,17 @@ async function until<T>(what: string, probe: () => T | Promise<T>, ms = 15_000):
 const exited = (child: ChildProcess) =>
   new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
 
+/** The ids of every transaction in a database, after checking its ledger invariant. */
+async function transactionIds(db: string): Promise<Set<string>> {
+  const store = await openStore({ path: db, masterKey: TEST_MASTER_KEY });
+  try {
+    expect(checkLedger(store.db)).toEqual([]);
+    return new Set((store.db.prepare('SELECT id FROM transactions').all() as { id: string }[]).map((r) => r.id));
+  } finally {
+    store.close();
+  }
+}
+
 const secretKey = (output: string) => /secret key\s+(sk_live_\w+)/.exec(output)![1]!;
 
 describe('replication with Litestream', () => {
@@ -42,21 +53,32 @@ describe('replication with Litestream', () => {
     const api = client(server.url, key);
     for (let i = 0; i < 5; i++) expect((await api.post('/api/v1/members', { externalId: `m${i}` })).status).toBe(201);
 
-    const acknowledged: string[] = [];
     let lastAck = 0;
-    await Promise.all(Array.from({ length: 4 }, async (_, w) => {
-      for (let i = 0; i < 25; i++) {
-        const res = await api.post(`/api/v1/members/m${(i + w) % 5}/points`, { amount: 1 + (i % 7) });
-        expect(res.status).toBe(200);
-        acknowledged.push(res.body.transaction.id);
-        lastAck = Date.now();
-      }
-    }));
-
-    const synced = await until('a sync after the last award', async () => {
+    const award = async (perWorker: number) => {
+      const ids: string[] = [];
+      await Promise.all(Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; i < perWorker; i++) {
+          const res = await api.post(`/api/v1/members/m${(i + w) % 5}/points`, { amount: 1 + (i % 7) });
+          expect(res.status).toBe(200);
+          ids.push(res.body.transaction.id);
+          lastAck = Date.now();
+        }
+      }));
+      return ids;
+    };
+    const syncedAfterLastAck = () => until('a sync after the last award', async () => {
       const { body } = await client(server.url).get<{ replication: ReplicationStatus }>('/healthz');
       return body.replication.lastSyncAt && Date.parse(body.replication.lastSyncAt) > lastAck ? body.replication : null;
     });
+
+    // Two rounds of awards, with a moment in between to restore to later.
+    const before = await award(10);
+    await syncedAfterLastAck();
+    const between = new Date();
+    await sleep(100);
+    const after = await award(15);
+    const acknowledged = [...before, ...after];
+    const synced = await syncedAfterLastAck();
     expect(synced).toMatchObject({ enabled: true, replica: replica, state: 'replicating' });
     expect(synced.lagSeconds).toBeLessThan(5);
     // `replicate status` reads the file the server rewrites at most once a second.
@@ -79,15 +101,9 @@ describe('replication with Litestream', () => {
     expect(restored.stdout).toContain('integrity ok');
     expect(restored.stdout).toContain('Master key: matches');
 
-    const store = await openStore({ path: db, masterKey: TEST_MASTER_KEY });
-    try {
-      const stored = new Set((store.db.prepare('SELECT id FROM transactions').all() as { id: string }[]).map((r) => r.id));
-      expect(acknowledged).toHaveLength(100);
-      expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-      expect(checkLedger(store.db)).toEqual([]);
-    } finally {
-      store.close();
-    }
+    const stored = await transactionIds(db);
+    expect(acknowledged).toHaveLength(100);
+    expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
 
     const again = await spawnServer(db, REPLICATE(replica));
     try {
@@ -106,7 +122,14 @@ describe('replication with Litestream', () => {
     expect(keyless.stdout).toContain('No master key');
     expect(existsSync(join(dir, 'keyless.db'))).toBe(true);
     expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
-  }, 60_000); // five CLI runs and three server starts: slow on a busy machine
+
+    // Point in time: the first round, none of the second.
+    const asOf = join(dir, 'as-of.db');
+    expect(punchcard(['restore', '--from', replica, '--db', asOf, '--timestamp', between.toISOString()]).status).toBe(0);
+    const then = await transactionIds(asOf);
+    expect(before.filter((id) => !then.has(id))).toEqual([]);
+    expect(after.filter((id) => then.has(id))).toEqual([]);
+  }, 60_000); // six CLI runs and three server starts: slow on a busy machine
 
   it('refuses to serve --replicate without Litestream, saying how to install it', async () => {
     const db = join(dir, 'no-litestream.db');
