@@ -165,6 +165,7 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
     });
     // A relay that fails to load or dies ends this run like a Litestream that exits.
     worker.once('error', (error) => onEnd(error.message));
+    worker.once('exit', (code) => onEnd(`its relay thread exited with ${code}`));
   };
 
   start();
