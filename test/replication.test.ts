@@ -105,8 +105,11 @@ describe('replication with Litestream', () => {
     expect(acknowledged).toHaveLength(100);
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
 
-    const again = await spawnServer(db, REPLICATE(replica));
+    // Started again with the key in a file beside the database only: it says that the replica lacks it.
+    writeFileSync(`${db}.key`, TEST_MASTER_KEY, { mode: 0o600 });
+    const again = await spawnServer(db, REPLICATE(replica), { PUNCHCARD_MASTER_KEY: '' });
     try {
+      expect(again.output()).toContain(`the master key exists only as ${db}.key beside the database`);
       const res = await client(again.url, key).get('/api/v1/members/m1');
       expect(res.status).toBe(200);
     } finally {
@@ -142,7 +145,7 @@ describe('replication with Litestream', () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it('restarts a Litestream that dies, logs it, and keeps answering', async () => {
+  it('restarts a Litestream that dies, logs it, and keeps answering; doctor judges the lag', async () => {
     const db = join(dir, 'crash.db');
     const replica = `file://${join(dir, 'crash-replica')}`;
     const server = await spawnServer(db, REPLICATE(replica), { PUNCHCARD_LOG: 'info' });
@@ -168,6 +171,12 @@ describe('replication with Litestream', () => {
       expect((await api.get('/api/v1/members/ann')).body.points).toBe(5);
       expect(readStatusRecord(db)!.restarts).toBe(1);
 
+      // doctor judges the lag against --max-lag.
+      expect(punchcard(['doctor', '--db', db, '--max-lag', '60s']).status).toBe(0);
+      const behind = punchcard(['doctor', '--db', db, '--max-lag', '1ms']);
+      expect(behind.status).toBe(1);
+      expect(behind.stdout).toMatch(/Replication: the replica is [\d.]+ s behind \(over 0.001 s\)/);
+
       // Not even --force restores over a database its server is still replicating.
       const refused = punchcard(['restore', '--from', replica, '--db', db, '--force']);
       expect(refused.status).toBe(1);
@@ -177,7 +186,7 @@ describe('replication with Litestream', () => {
       await exited(server.child);
     }
     expect(server.output()).toContain('Litestream: litestream shut down');
-  });
+  }, 60_000); // four CLI runs beside a server: slow on a busy machine
 
   it('restore refuses to overwrite a database without --force, and a replica that does not exist', () => {
     const existing = join(dir, 'existing.db');

@@ -25,8 +25,9 @@ export function checkReplication(db: string, maxLagMs: number): ReplicationCheck
   const status = record ? describeReplication(record) : OFF;
   const check: ReplicationCheck = { status, problems: [], warnings: [] };
   if (!record || !status.enabled) return check;
-  if (status.lagSeconds === null) check.warnings.push(`Replication: Litestream (${status.state}) has not confirmed a sync yet.`);
-  else if (status.lagSeconds * 1000 > maxLagMs) {
+  const lagMs = record.lastSyncAt ? Date.now() - Date.parse(record.lastSyncAt) : null; // unrounded, for the comparison
+  if (lagMs === null) check.warnings.push(`Replication: Litestream (${status.state}) has not confirmed a sync yet.`);
+  else if (lagMs > maxLagMs) {
     check.problems.push(`Replication: the replica is ${status.lagSeconds} s behind (over ${maxLagMs / 1000} s); Litestream is ${status.state}${record.lastError ? `, last error: ${record.lastError}` : ''}.`);
   }
   if (record.masterKey === 'file') check.warnings.push(keyWarning(db));
