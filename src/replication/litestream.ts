@@ -107,3 +107,16 @@ export function redactReplicaUrl(url: string): string {
     return url.replace(/\/\/[^/@]*@/, '//').replace(/\?.*$/, '');
   }
 }
+
+/** What a failed Litestream command said last: the message of its JSON log line, the replica URL redacted. */
+export function litestreamSaid(output: string, url: string): string {
+  const last = output.trim().split('\n').at(-1) ?? '';
+  let message = last;
+  try {
+    const line = JSON.parse(last) as { msg?: string; error?: string };
+    message = [line.msg, line.error].filter(Boolean).join(': ');
+  } catch {
+    // not a log line: keep it as printed
+  }
+  return message.replaceAll(url, redactReplicaUrl(url));
+}

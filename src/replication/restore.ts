@@ -6,7 +6,7 @@ import { bundledMigrations, migrate } from '../db/migrations.ts';
 import { checkLedger } from '../domain/audit.ts';
 import { parseMasterKey, SecretBox } from '../domain/secrets.ts';
 import { masterKeyMatches } from '../store.ts';
-import { configArgs, findLitestream, litestreamMetaDir, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
+import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { readStatusRecord } from './status.ts';
 
 export interface RestoreOptions {
@@ -48,8 +48,7 @@ function litestreamRestore(options: RestoreOptions, target: string, scratch: str
   if (said.includes('no matching backups found')) {
     throw new Error(`No replica to restore at ${replica}${options.timestamp ? ` from before ${options.timestamp.toISOString()}` : ''}: Litestream found no backup there. Check the URL (and, for S3, the AWS variables).`);
   }
-  const last = said.trim().split('\n').at(-1) ?? String(run.error ?? `exit ${run.status}`);
-  throw new Error(`litestream restore from ${replica} failed: ${last.replaceAll(options.from, replica)}`);
+  throw new Error(`litestream restore from ${replica} failed: ${litestreamSaid(said, options.from) || String(run.error ?? `exit ${run.status}`)}`);
 }
 
 function checkKey(db: Db, target: string, masterKey: string | undefined): { masterKey: KeyCheck; keyProblem: string | null } {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import type { Logger } from '../log.ts';
-import { configArgs, findLitestream, litestreamVersion, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
+import { configArgs, findLitestream, litestreamSaid, litestreamVersion, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { superviseLitestream, type Replication } from './supervisor.ts';
 import type { StatusRecord } from './status.ts';
 
@@ -28,8 +28,8 @@ export function litestreamConfig(litestream: Litestream, db: string, replicate: 
   writeLitestreamConfig(config, { db, url: replicate.url, intervalMs: replicate.intervalMs ?? 1_000 });
   const check = spawnSync(litestream.binary, ['databases', ...configArgs(config)], { encoding: 'utf8', timeout: 10_000 });
   if (check.status !== 0) {
-    const said = `${check.stderr ?? ''}${check.stdout ?? ''}`.trim().split('\n').at(-1) ?? String(check.error ?? '');
-    throw new Error(`Litestream does not accept the replica ${redactReplicaUrl(replicate.url)}: ${said.replaceAll(replicate.url, redactReplicaUrl(replicate.url))}`);
+    const said = litestreamSaid(`${check.stderr ?? ''}\n${check.stdout ?? ''}`, replicate.url) || String(check.error ?? `exit ${check.status}`);
+    throw new Error(`Litestream does not accept the replica ${redactReplicaUrl(replicate.url)}: ${said}`);
   }
   return config;
 }
