@@ -44,7 +44,8 @@ async function transactionIds(db: string): Promise<Set<string>> {
 
 const secretKey = (output: string) => /secret key\s+(sk_live_\w+)/.exec(output)![1]!;
 
-describe('replication with Litestream', () => {
+// Each test runs several CLI commands and servers, each a Node process: slow on a busy machine.
+describe('replication with Litestream', { timeout: 60_000 }, () => {
   it('restores from a file:// replica every award acknowledged before the last sync, with the ledger intact', async () => {
     const db = join(dir, 'round-trip.db');
     const replica = `file://${join(dir, 'round-trip-replica')}`;
@@ -132,7 +133,7 @@ describe('replication with Litestream', () => {
     const then = await transactionIds(asOf);
     expect(before.filter((id) => !then.has(id))).toEqual([]);
     expect(after.filter((id) => then.has(id))).toEqual([]);
-  }, 60_000); // six CLI runs and three server starts: slow on a busy machine
+  });
 
   it('refuses to serve --replicate without Litestream, saying how to install it', async () => {
     const db = join(dir, 'no-litestream.db');
@@ -186,7 +187,7 @@ describe('replication with Litestream', () => {
       await exited(server.child);
     }
     expect(server.output()).toContain('Litestream: litestream shut down');
-  }, 60_000); // four CLI runs beside a server: slow on a busy machine
+  });
 
   it('restore refuses to overwrite a database without --force, and a replica that does not exist', () => {
     const existing = join(dir, 'existing.db');
