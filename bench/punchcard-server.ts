@@ -1,5 +1,5 @@
 // Punchcard as `punchcard serve` runs it, for the award-route benchmark, in its own process:
-//   node --import tsx bench/punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write]
+//   node --import tsx bench/punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write] [replicate]
 // Creates <dir>/bench.db with one project and <members> members (member-0 …) through the domain
 // functions, then starts the real server (startServer: group commit, h3, auth, validation) on
 // 127.0.0.1, port 0, and prints {"url", "secretKey", "db"} as one JSON line on stdout.
@@ -8,6 +8,8 @@
 // through ctx.write, so wrapping it sees each write run inside its batch. A batch runs
 // synchronously in one setImmediate callback, so a microtask queued by its first write runs right
 // after that batch's COMMIT: that gives batch sizes and the COMMIT time (fsync included).
+//
+// `replicate` runs it as `serve --replicate file://<dir>/replica` does, with Litestream's 1 s interval.
 //
 // `no-write` is a diagnostic: ctx.write answers 200 with a real award's response body without
 // running the write, so the route costs everything but SQLite's part of the award (HTTP, h3, auth,
@@ -24,7 +26,7 @@ import { startServer } from '../src/server.ts';
 import { openStore } from '../src/store.ts';
 import { exitWithParent, reply } from './child.ts';
 
-const [syncArg = 'FULL', membersArg = '1000', dir, mode = 'write'] = process.argv.slice(2);
+const [syncArg = 'FULL', membersArg = '1000', dir, mode = 'write', replicate] = process.argv.slice(2);
 if (syncArg !== 'FULL' && syncArg !== 'NORMAL') throw new Error(`synchronous must be FULL or NORMAL, not ${syncArg}`);
 if (!dir) throw new Error('usage: punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write]');
 const synchronous: Synchronous = syncArg;
@@ -59,6 +61,7 @@ try {
 
 const server = await startServer({
   db, port: 0, host: '127.0.0.1', synchronous, masterKey, logLevel: 'silent', scheduler: false,
+  replicate: replicate === 'replicate' ? { url: `file://${join(dir, 'replica')}` } : undefined,
 });
 
 // --- group-commit observation --------------------------------------------------------------
@@ -125,6 +128,8 @@ function stats() {
     },
     /** Share of wall time spent inside batches (writes + COMMIT). */
     batchShareOfWall: round((sum(workMs) + sum(commitMs)) / wall),
+    /** Replication as /healthz reports it when asked, right after the load: lagSeconds is the lag at the end of the run. */
+    replication: server.replication?.status() ?? null,
   };
 }
 

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { openDatabase, type Synchronous } from '../src/db/connection.ts';
 import { checkLedger } from '../src/domain/audit.ts';
+import type { ReplicationStatus } from '../src/replication/status.ts';
 import type { ParentMessage } from './child.ts';
 import { ledgerRate, type LedgerRate } from './ledger.ts';
 import { watchCpu, watchForeignLoad, type ForeignLoad } from './machine.ts';
@@ -44,7 +45,7 @@ const RESULTS = resolve(process.env.BENCH_RESULTS ?? join(tmpdir(), 'punchcard-b
 const MEMBERS = 1000;
 const PER_TRANSACTION = 50;
 const BODY = JSON.stringify({ amount: 1 });
-const TARGET = { ratio: 0.5, p99Ms: 20 };
+const TARGET = { ratio: 0.5, p99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -258,6 +259,7 @@ interface ServerStats {
   workMsPerBatch: number;
   commitMs: { mean: number; p50: number; p99: number; max: number };
   batchShareOfWall: number;
+  replication: ReplicationStatus | null;
 }
 
 interface LedgerCheck {
@@ -278,17 +280,18 @@ interface PunchcardResult extends HttpResult {
   ledger: LedgerCheck | null;
 }
 
-async function punchcard(synchronous: Synchronous, mode: 'write' | 'no-write' = 'write'): Promise<PunchcardResult> {
+/** `replicated`: the server replicates with Litestream to a file:// replica in the run's temp dir. */
+async function punchcard(synchronous: Synchronous, mode: 'write' | 'no-write' = 'write', replicated = false): Promise<PunchcardResult> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-'));
   tempDirs.add(dir);
   try {
     const execArgv = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, `${synchronous}-${mode}`)}`] : [];
     const child = await startChild<{ url: string; secretKey: string; db: string }>(
-      './punchcard-server.ts', [synchronous, String(MEMBERS), dir, mode], execArgv);
+      './punchcard-server.ts', [synchronous, String(MEMBERS), dir, mode, ...(replicated ? ['replicate'] : [])], execArgv);
     let counter = 0;
     const path = () => `/api/v1/members/member-${counter++ % MEMBERS}/points`;
     const headers = { authorization: `Bearer ${child.info.secretKey}` };
-    const name = mode === 'write' ? `punchcard award, synchronous=${synchronous}` : 'punchcard award, write skipped (diagnostic)';
+    const name = mode === 'write' ? `punchcard award, synchronous=${synchronous}${replicated ? ', replicated (file://)' : ''}` : 'punchcard award, write skipped (diagnostic)';
     let run: Awaited<ReturnType<typeof warmAndMeasure>>;
     let server: ServerStats;
     try {
@@ -354,6 +357,7 @@ function describeServer(r: PunchcardResult): string {
     lines.push(`  per batch: writes ${s.workMsPerBatch} ms, COMMIT ${s.commitMs.mean} ms mean (p50 ${s.commitMs.p50}, p99 ${s.commitMs.p99}, ` +
       `max ${s.commitMs.max}); batches take ${Math.round(s.batchShareOfWall * 100)}% of wall time`);
   }
+  if (s.replication) lines.push(`  replication: Litestream ${s.replication.state}, lag ${s.replication.lagSeconds ?? 'unknown'} s at the end of the run`);
   if (r.ledger) {
     const l = r.ledger;
     const cancelled = l.unacknowledged === 0 ? '' : ` + ${fmt(l.unacknowledged)} for requests still in flight when autocannon closed its connections (${l.inFlightAtStop} were)`;
@@ -438,8 +442,8 @@ async function main(): Promise<number> {
   for (const line of [...warnings(bareFirst), ...warnings(h3Floor)]) console.log(line);
 
   const runs: PunchcardResult[] = [];
-  for (const [synchronous, mode] of [['FULL', 'no-write'], ['FULL', 'write'], ['NORMAL', 'write']] as const) {
-    const r = await punchcard(synchronous, mode);
+  for (const [synchronous, mode, replicated] of [['FULL', 'no-write', false], ['FULL', 'write', false], ['FULL', 'write', true], ['NORMAL', 'write', false]] as const) {
+    const r = await punchcard(synchronous, mode, replicated);
     runs.push(r);
     console.log(`${r.name}: ${fmt(r.requestsPerSecond)} req/s, p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms`);
     console.log(describeServer(r));
@@ -457,7 +461,10 @@ async function main(): Promise<number> {
     }
   }
 
-  const full = runs.find((r) => r.synchronous === 'FULL' && r.mode === 'write')!;
+  const full = runs.find((r) => r.synchronous === 'FULL' && r.mode === 'write' && !r.server.replication)!;
+  const replicated = runs.find((r) => r.server.replication)!;
+  const replicationCost = 100 - pct(replicated.requestsPerSecond, full.requestsPerSecond);
+  const lag = replicated.server.replication!.lagSeconds;
   const ratio = full.requestsPerSecond / ceiling.requestsPerSecond;
   const writeRuns = runs.filter((r) => r.mode === 'write');
   const checks: [string, boolean][] = [
@@ -467,6 +474,9 @@ async function main(): Promise<number> {
     ['no non-2xx answers and no errors in any run', everyRun.every(clean)],
     ['ledger invariant holds and transactions match the 2xx answers after each Punchcard run', writeRuns.every((r) => r.ledger?.holds === true)],
     ['in-process ledger: every award written, invariant holds', ledger.every((l) => l.verified)],
+    [`replication (Litestream, file:// replica) costs the FULL award route ${replicationCost}% of its requests/s (target < ${TARGET.replicationCostPercent}%)`,
+      replicationCost < TARGET.replicationCostPercent && clean(replicated)],
+    [`replication lag at the end of the run ${lag ?? 'unknown'} s (target < ${TARGET.replicationLagSeconds} s)`, lag !== null && lag < TARGET.replicationLagSeconds],
   ];
 
   console.log('\n=== Summary ===');
@@ -496,7 +506,7 @@ async function main(): Promise<number> {
     h3Floor: { ...h3Floor, percentOfBare: pct(h3Floor.requestsPerSecond, ceiling.requestsPerSecond) },
     punchcard: runs.map((r) => ({ ...r, percentOfBare: pct(r.requestsPerSecond, ceiling.requestsPerSecond) })),
     ledger,
-    target: { minPercentOfBare: TARGET.ratio * 100, maxP99Ms: TARGET.p99Ms },
+    target: { minPercentOfBare: TARGET.ratio * 100, maxP99Ms: TARGET.p99Ms, maxReplicationCostPercent: TARGET.replicationCostPercent, maxReplicationLagSeconds: TARGET.replicationLagSeconds },
     checks: checks.map(([check, pass]) => ({ check, pass })),
   }, null, 2)}\n`);
   console.log(`\nResults written to ${RESULTS}`);

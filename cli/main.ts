@@ -6,6 +6,8 @@ import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './c
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { projectsCommand } from './commands/projects.ts';
+import { replicateCommand } from './commands/replicate.ts';
+import { restoreCommand } from './commands/restore.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
@@ -19,7 +21,7 @@ const program = new Command('punchcard')
   .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 
-for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand, widgetCommand, webhooksCommand]) {
+for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand, widgetCommand, webhooksCommand, replicateCommand, restoreCommand]) {
   program.addCommand(command);
 }
 

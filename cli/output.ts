@@ -13,11 +13,11 @@ export function printTable(rows: Record<string, unknown>[], columns: string[]): 
 
 export const printJson = (value: unknown) => console.log(JSON.stringify(value, null, 2));
 
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/** Parses durations such as 90s, 15m, 12h, 30d, 2w. */
+/** Parses durations such as 500ms, 90s, 15m, 12h, 30d, 2w. */
 export function parseDuration(text: string): number {
-  const match = /^(\d+)([smhdw])$/.exec(text.trim());
+  const match = /^(\d+)(ms|[smhdw])$/.exec(text.trim());
   if (!match || Number(match[1]) === 0) throw new Error(`"${text}" is not a duration; use a number and a unit, e.g. 90s, 15m, 12h, 30d or 2w`);
   return Number(match[1]) * UNITS[match[2]!]!;
 }

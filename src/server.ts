@@ -11,6 +11,8 @@ import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
 import { createLogger, type LogLevel } from './log.ts';
+import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
+import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './store.ts';
 
 export interface ServeOptions {
@@ -28,6 +30,8 @@ export interface ServeOptions {
   scheduler?: boolean;
   /** Outbound webhooks: --allow-insecure-webhooks, the attempt timeout, the delivery runner, retention. */
   webhooks?: DeliveryOptions;
+  /** Replicate the database with Litestream, run as a supervised child process. */
+  replicate?: ReplicateOptions | undefined;
 }
 
 export interface RunningServer {
@@ -41,6 +45,7 @@ export interface RunningServer {
   store: Store;
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
   deliveries: JobRunner<{ key: string }, AttemptOutcome>;
+  replication: Replication | null;
   close(): Promise<void>;
 }
 
@@ -56,19 +61,28 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
+  const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
 
+  let replication: Replication | null = null;
   const committer = new GroupCommitter(db);
-  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks) };
+  const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
+    replication: () => replication?.status() ?? null };
   const demo = options.demo ?? isLoopback(options.host);
   const server = createServer(toNodeHandler(createApp(ctx, { demo })));
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
   let address: AddressInfo;
   try {
+    if (litestream && options.replicate) {
+      // Litestream is then the one checkpointer (Litestream's tips for busy databases; see docs/production.md).
+      db.pragma('wal_autocheckpoint = 0');
+      replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
+    }
     address = await listen(server, options.port, options.host);
   } catch (error) {
     store.close();
+    await replication?.stop();
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
@@ -88,6 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ctx,
     store,
     deliveries,
+    replication,
     async close() {
       scheduler?.stop();
       await deliveries.stop();
@@ -97,6 +112,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       server.closeAllConnections();
       await closed;
       store.close();
+      await replication?.stop(); // after the last write, so Litestream's last sync ships it
     },
   };
 }

@@ -21,21 +21,26 @@ export interface StoreOptions {
 
 const KEY_CHECK = 'punchcard-master-key-check';
 
+/** Whether `box` holds the key the database was created with; null when it has no check value yet. */
+export function masterKeyMatches(db: Db, box: SecretBox): boolean | null {
+  const row = stmt<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'master_key_check'").get();
+  if (!row) return null;
+  try {
+    return box.open(row.value) === KEY_CHECK;
+  } catch {
+    return false;
+  }
+}
+
 /** Fails fast on the wrong master key, instead of later on the first secret it cannot decrypt. */
 function verifyMasterKey(db: Db, box: SecretBox): void {
   atomically(db, () => {
-    const row = stmt<{ value: string }>(db, "SELECT value FROM meta WHERE key = 'master_key_check'").get();
-    if (!row) {
+    const matches = masterKeyMatches(db, box);
+    if (matches === null) {
       stmt(db, "INSERT INTO meta (key, value) VALUES ('master_key_check', ?)").run(box.seal(KEY_CHECK));
       return;
     }
-    let opened: string | undefined;
-    try {
-      opened = box.open(row.value);
-    } catch {
-      opened = undefined;
-    }
-    if (opened !== KEY_CHECK) {
+    if (!matches) {
       throw new Error('The master key does not match this database. Set PUNCHCARD_MASTER_KEY (or restore the key file beside the database) to the key it was created with.');
     }
   });

@@ -5,8 +5,9 @@ import { deliveryHealth } from '../../src/domain/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/expiry.ts';
 import { adjustPoints } from '../../src/domain/ledger.ts';
 import { listMembers } from '../../src/domain/members.ts';
-import { withStore } from '../context.ts';
-import { printJson, printTable } from '../output.ts';
+import { dbPath, withStore } from '../context.ts';
+import { parseDuration, printJson, printTable } from '../output.ts';
+import { checkReplication } from './replicate.ts';
 
 export const membersCommand = new Command('members').description('look at members');
 
@@ -52,21 +53,24 @@ export const expireCommand = new Command('expire')
   }));
 
 export const doctorCommand = new Command('doctor')
-  .description('check database integrity and the ledger invariant (exits 1 on any problem); report webhook backlogs')
+  .description('check database integrity, the ledger invariant and replication lag (exits 1 on any problem); report webhook backlogs')
+  .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
   .option('--json', 'print JSON')
-  .action((options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+  .action((options: { maxLag: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     const violations = checkLedger(db);
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0;
+    const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
-    if (options.json) printJson({ healthy, integrity, violations, webhooks });
+    if (options.json) printJson({ healthy, integrity, violations, replication, webhooks });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks failed`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);
+      for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
   }));

@@ -3,6 +3,7 @@ import type { CreatedProject } from '../../src/domain/projects.ts';
 import { startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
 import { parseDuration, parsePositiveInt } from '../output.ts';
+import { replicationBanner } from './replicate.ts';
 
 const bootstrapBanner = (created: CreatedProject, url: string) => `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
@@ -27,8 +28,11 @@ export const serveCommand = new Command('serve')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
+  .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
+  .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
   .action(async (options: {
-    port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean; allowInsecureWebhooks?: boolean; webhookRetention: string;
+    port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean; allowInsecureWebhooks?: boolean;
+    webhookRetention: string; replicate?: string; replicateInterval: string;
   }, command: Command) => {
     const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
     const server = await startServer({
@@ -41,9 +45,12 @@ export const serveCommand = new Command('serve')
       demo: options.demo,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
       webhooks: { allowInsecure: options.allowInsecureWebhooks === true, retentionMs: parseDuration(options.webhookRetention) },
+      replicate: options.replicate ? { url: options.replicate, intervalMs: parseDuration(options.replicateInterval) } : undefined,
     });
     // One write, so whoever reads the first line also gets the keys with it.
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${server.demo ? `\nWidget demo: ${server.url}/demo` : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
+    const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
+    const demo = server.demo ? `\nWidget demo: ${server.url}/demo` : '';
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

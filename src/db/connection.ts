@@ -17,7 +17,7 @@ export interface OpenOptions {
  * Creates the database's folder one level at a time. Node's recursive mkdirSync loops forever when
  * mkdir answers ENOENT under an existing parent (procfs, sysfs); this fails with that error instead.
  */
-function ensureDirectory(dir: string): void {
+export function ensureDirectory(dir: string): void {
   if (existsSync(dir)) return;
   ensureDirectory(dirname(dir));
   mkdirSync(dir);

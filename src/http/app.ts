@@ -4,6 +4,7 @@ import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { mountServerApi } from './v1/index.ts';
 import { mountWidgetApi } from './widget/index.ts';
+import { OFF } from '../replication/status.ts';
 
 /** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
 export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: false }): H3 {
@@ -11,7 +12,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
   });
-  app.get('/healthz', () => ({ status: 'ok' }));
+  app.get('/healthz', () => ({ status: 'ok', replication: ctx.replication?.() ?? OFF }));
   mountServerApi(app, ctx);
   mountWidgetApi(app, ctx);
   mountPages(app, ctx, options);

@@ -1,0 +1,112 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
+import { bundledMigrations, migrate } from '../db/migrations.ts';
+import { checkLedger } from '../domain/audit.ts';
+import { parseMasterKey, SecretBox } from '../domain/secrets.ts';
+import { masterKeyMatches } from '../store.ts';
+import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
+import { readStatusRecord } from './status.ts';
+
+export interface RestoreOptions {
+  /** The replica URL, as given to `serve --replicate`. */
+  from: string;
+  db: string;
+  /** Restore the database as it was at this moment (Litestream picks the last sync before it). */
+  timestamp?: Date | undefined;
+  /** Replace an existing database. */
+  force?: boolean | undefined;
+  /** PUNCHCARD_MASTER_KEY; without it, the key file beside the database. */
+  masterKey?: string | undefined;
+}
+
+export type KeyCheck = 'ok' | 'missing' | 'wrong';
+
+export interface RestoreReport {
+  db: string;
+  replica: string;
+  timestamp: string | null;
+  /** Migrations this build applied to the restored copy. */
+  migrated: string[];
+  members: number;
+  masterKey: KeyCheck;
+  /** What is missing for the server to start on the restored database; null when nothing is. */
+  keyProblem: string | null;
+}
+
+/** Runs `litestream restore` into `output`; its refusals become messages that name what to check. */
+function litestreamRestore(options: RestoreOptions, target: string, scratch: string, output: string): void {
+  const binary = findLitestream();
+  const config = join(scratch, 'litestream.yml');
+  writeLitestreamConfig(config, { db: target, url: options.from, intervalMs: 1_000 });
+  const timestamp = options.timestamp ? ['-timestamp', options.timestamp.toISOString()] : [];
+  const run = spawnSync(binary, ['restore', ...configArgs(config), '-o', output, ...timestamp, target], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (run.status === 0 && existsSync(output)) return;
+  const replica = redactReplicaUrl(options.from);
+  const said = `${run.stderr ?? ''}\n${run.stdout ?? ''}`;
+  if (said.includes('no matching backups found')) {
+    throw new Error(`No replica to restore at ${replica}${options.timestamp ? ` from before ${options.timestamp.toISOString()}` : ''}: Litestream found no backup there. Check the URL (and, for S3, the AWS variables).`);
+  }
+  throw new Error(`litestream restore from ${replica} failed: ${litestreamSaid(said, options.from) || String(run.error ?? `exit ${run.status}`)}`);
+}
+
+function checkKey(db: Db, target: string, masterKey: string | undefined): { masterKey: KeyCheck; keyProblem: string | null } {
+  const keyFile = `${target}.key`;
+  const text = masterKey || (existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined);
+  const source = masterKey ? 'PUNCHCARD_MASTER_KEY' : keyFile;
+  if (text === undefined) {
+    return {
+      masterKey: 'missing',
+      keyProblem: `No master key: the restored database cannot start without the key it was created with. Set PUNCHCARD_MASTER_KEY to it, or put it in ${keyFile} (mode 0600).`,
+    };
+  }
+  let matches: boolean | null;
+  try {
+    matches = masterKeyMatches(db, new SecretBox(parseMasterKey(text)));
+  } catch {
+    matches = false;
+  }
+  return matches === false
+    ? { masterKey: 'wrong', keyProblem: `The master key in ${source} is not the one this database was created with; the server will refuse to start. Use the original key.` }
+    : { masterKey: 'ok', keyProblem: null };
+}
+
+/**
+ * Restores `db` from a Litestream replica into a scratch file beside it, checks the copy (SQLite
+ * integrity, migrations, the ledger invariant, the master key) and only then puts it in place.
+ * A failed check leaves the existing database untouched.
+ */
+export async function restoreDatabase(options: RestoreOptions): Promise<RestoreReport> {
+  const target = resolve(options.db);
+  if (existsSync(target) && !options.force) {
+    throw new Error(`${target} already exists. Stop the server, then run restore again with --force to replace it.`);
+  }
+  const server = readStatusRecord(target);
+  if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
+  ensureDirectory(dirname(target));
+  const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
+  try {
+    const restored = join(scratch, 'restored.db');
+    litestreamRestore(options, target, scratch, restored);
+    const db = openDatabase(restored);
+    let report: Omit<RestoreReport, 'db' | 'replica' | 'timestamp'>;
+    try {
+      const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
+      if (integrity.join() !== 'ok') throw new Error(`The restored copy fails SQLite's integrity check (${integrity.slice(0, 3).join('; ')}); nothing was replaced.`);
+      const migrated = migrate(db, await bundledMigrations()).map((m) => m.name);
+      const violations = checkLedger(db);
+      if (violations.length > 0) throw new Error(`The restored copy breaks the ledger invariant (${violations.length} problem(s), first: ${violations[0]!.problem}); nothing was replaced.`);
+      const members = (db.prepare('SELECT count(*) AS n FROM members').get() as { n: number }).n;
+      report = { migrated, members, ...checkKey(db, target, options.masterKey) };
+    } finally {
+      db.close(); // the last connection: SQLite folds the WAL into the file
+    }
+    for (const file of [target, `${target}-wal`, `${target}-shm`, litestreamMetaDir(target)]) rmSync(file, { recursive: true, force: true });
+    renameSync(restored, target);
+    chmodSync(target, 0o600);
+    return { db: target, replica: redactReplicaUrl(options.from), timestamp: options.timestamp?.toISOString() ?? null, ...report };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
