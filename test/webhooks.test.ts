@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
+import { adjustPoints } from '../src/domain/ledger.ts';
 import { startReceiver, type Receiver, type Received } from './helpers/receiver.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 
@@ -149,11 +150,18 @@ describe('events', () => {
       server.api.post('/api/v1/members/bo/points', { amount: 3 }),
     ]);
     expect(results.map((r) => r.status)).toEqual([200, 400, 200]);
-    expect(count("SELECT count(*) FROM events WHERE type LIKE 'points.%' AND json_extract(data, '$.externalId') = 'bo'")).toBe(2);
-    const arrived = await receiver.waitFor(receiver.received.length);
+    // And certainly in one batch: writes queued in the same turn share a transaction.
+    const sameBatch = await Promise.allSettled([
+      server.ctx.write(() => adjustPoints(server.ctx.db, server.projectId, 'bo', { amount: -1000 }, 'test', server.clock.now())),
+      server.ctx.write(() => adjustPoints(server.ctx.db, server.projectId, 'bo', { amount: 11 }, 'test', server.clock.now())),
+    ]);
+    expect(sameBatch.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(count("SELECT count(*) FROM events WHERE type LIKE 'points.%' AND json_extract(data, '$.externalId') = 'bo'")).toBe(3);
+    const forBoSoFar = () => receiver.received.filter((r) => r.body.data.externalId === 'bo' && r.body.type.startsWith('points.'));
+    for (let waited = 0; forBoSoFar().length < 3 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 150));
-    const forBo = arrived.filter((r) => r.body.data.externalId === 'bo' && r.body.type.startsWith('points.'));
-    expect(forBo.map((r) => r.body.data.pointsAwarded).sort()).toEqual([3, 7]);
+    const forBo = forBoSoFar();
+    expect(forBo.map((r) => r.body.data.pointsAwarded).sort((x: number, y: number) => x - y)).toEqual([3, 7, 11]);
   });
 
   it('sends an event only to the webhooks subscribed to it', async () => {

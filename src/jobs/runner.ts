@@ -158,14 +158,14 @@ export class JobRunner<J extends Job, O = unknown> {
 
   #run(job: J): void {
     this.#inFlight.set(job.key, (this.#inFlight.get(job.key) ?? 0) + 1);
+    const { write, clock, log } = this.#options;
+    // Whatever fails here, the job stays leased and runs again when the lease expires: at least once.
     const running: Promise<void> = this.#queue.perform(job).then((outcome) => {
-      const { write, clock, log } = this.#options;
       const recording: Promise<void> = write(() => this.#queue.record(job, outcome, clock()))
-        // Unrecorded, the job stays leased and runs again when the lease expires: at least once.
         .catch((error: unknown) => log.error('job runner: a job failed to record its outcome', error))
         .finally(() => this.#recording.delete(recording));
       this.#recording.add(recording);
-    }).finally(() => {
+    }, (error: unknown) => log.error('job runner: a job failed', error)).finally(() => {
       const left = this.#inFlight.get(job.key)! - 1;
       if (left === 0) this.#inFlight.delete(job.key);
       else this.#inFlight.set(job.key, left);
