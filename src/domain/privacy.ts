@@ -30,7 +30,7 @@ export function exportMember(db: Db, projectId: string, externalId: string, now:
   const row = requireMember(db, projectId, externalId);
   return {
     exportedAt: now.toISOString(),
-    member: { ...toMember(row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
+    member: { ...toMember(db, row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
     transactions: allTransactions(db, row.id),
   };
 }
