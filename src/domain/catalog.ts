@@ -50,7 +50,7 @@ export interface CatalogKind {
   references?: Record<string, { table: string; noun: string }>;
   /** The fields bounding when the item applies; `active=true` lists only items applying now. */
   window?: { starts?: string; ends?: string };
-  /** SQL ORDER BY for lists; creation order by default. */
+  /** SQL ORDER BY for lists; creation order (rowid breaks ties within a millisecond) by default. */
   order?: string;
   /** Rules across fields, run on the whole item after a create or an update. Throws 400. */
   check?: (item: Record<string, unknown>, context: CheckContext) => void;
@@ -83,8 +83,10 @@ export function toItem(kind: CatalogKind, row: Record<string, unknown>): Catalog
 }
 
 /** Catalog rows change rarely; every change replaces the project's version so caches reload (see catalog-cache.ts). */
-const touchCatalog = (db: Db, projectId: string) =>
-  stmt(db, 'UPDATE projects SET catalog_version = ? WHERE id = ?').run(newId('cv'), projectId);
+function touchCatalog(db: Db, projectId: string): void {
+  const { changes } = stmt(db, 'UPDATE projects SET catalog_version = ? WHERE id = ?').run(newId('cv'), projectId);
+  if (changes === 0) throw notFound(`No project with id "${projectId}"`);
+}
 
 function row(db: Db, kind: CatalogKind, projectId: string, id: string): Record<string, unknown> | undefined {
   return stmt<Record<string, unknown>>(db, `SELECT * FROM ${kind.table} WHERE id = ? AND project_id = ?`).get(id, projectId);
@@ -129,7 +131,7 @@ export function listItems(db: Db, kind: CatalogKind, projectId: string, query: L
   const params = { projectId, now: now.toISOString(), limit: query.limit, offset: query.offset };
   const total = stmt<number>(db, `SELECT count(*) FROM ${kind.table} WHERE ${where}`).pluck().get(params)!;
   const rows = stmt<Record<string, unknown>>(db, `SELECT * FROM ${kind.table} WHERE ${where}
-    ORDER BY ${kind.order ?? 'created_at, id'} LIMIT @limit OFFSET @offset`).all(params);
+    ORDER BY ${kind.order ?? 'created_at, rowid'} LIMIT @limit OFFSET @offset`).all(params);
   return {
     items: rows.map((r) => toItem(kind, r)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
@@ -138,7 +140,7 @@ export function listItems(db: Db, kind: CatalogKind, projectId: string, query: L
 
 /** Every live item of the kind, for in-memory caches and seeding. */
 export function liveItems(db: Db, kind: CatalogKind, projectId: string): CatalogItem[] {
-  return stmt<Record<string, unknown>>(db, `SELECT * FROM ${kind.table} WHERE project_id = ? AND archived_at IS NULL ORDER BY ${kind.order ?? 'created_at, id'}`)
+  return stmt<Record<string, unknown>>(db, `SELECT * FROM ${kind.table} WHERE project_id = ? AND archived_at IS NULL ORDER BY ${kind.order ?? 'created_at, rowid'}`)
     .all(projectId).map((r) => toItem(kind, r));
 }
 
@@ -163,6 +165,7 @@ function checkItem(db: Db, kind: CatalogKind, projectId: string, item: Record<st
 /** Creates an item from validated input (every field present, defaults applied). */
 export function createItem(db: Db, kind: CatalogKind, projectId: string, input: Record<string, unknown>, now: Date): CatalogItem {
   return atomically(db, () => {
+    touchCatalog(db, projectId);
     checkItem(db, kind, projectId, input, undefined);
     const id = newId(kind.idPrefix);
     const columns = columnsOf(kind);
@@ -170,7 +173,6 @@ export function createItem(db: Db, kind: CatalogKind, projectId: string, input: 
     const at = now.toISOString();
     stmt(db, `INSERT INTO ${kind.table} (id, project_id, key, ${columns.join(', ')}, created_at, updated_at)
       VALUES (?, ?, ?, ${columns.map(() => '?').join(', ')}, ?, ?)`).run(id, projectId, input.key ?? null, ...values, at, at);
-    touchCatalog(db, projectId);
     return getItem(db, kind, projectId, id);
   });
 }
