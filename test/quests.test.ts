@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
+import { MATCHING_QUESTS } from '../src/domain/quests.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -82,6 +83,14 @@ describe('POST /events', () => {
     const res = await server.api.post('/api/v1/events', { externalId: 'visitor', event: 'visit' });
     expect(res.body).toEqual({ tracked: true, event: 'visit', externalId: 'visitor', questsTriggered: 0, questsCompleted: [] });
     expect((await server.api.post('/api/v1/events', { externalId: 'visitor', event: 'nothing-listens' })).body.questsTriggered).toBe(0);
+  });
+});
+
+describe('event matching uses the index, not a scan of the catalog', () => {
+  it('plans the POST /events quest lookup on quests_automated_action', () => {
+    const plan = server.ctx.db.prepare(`EXPLAIN QUERY PLAN ${MATCHING_QUESTS}`)
+      .all('p', 'a') as { detail: string }[];
+    expect(plan.map((row) => row.detail).join('; ')).toMatch(/USING INDEX quests_automated_action \(project_id=\? AND action=\?\)/);
   });
 });
 

@@ -149,6 +149,13 @@ function advance(db: Db, quest: Quest, member: MemberRow, amount: number, metada
   return progress >= row.target_count ? finish(db, quest, member, updated, actor, now) : { row: updated, member };
 }
 
+/**
+ * The live AUTOMATED quests an event advances, through quests_automated_action: rowid order comes
+ * with the index, where creation-time order made the planner walk the project's whole catalog.
+ */
+export const MATCHING_QUESTS = `SELECT * FROM quests
+  WHERE project_id = ? AND action = ? AND completion_mode = 'AUTOMATED' AND archived_at IS NULL ORDER BY rowid`;
+
 export interface EventInput {
   externalId: string;
   event: string;
@@ -167,9 +174,7 @@ export function trackEvent(db: Db, projectId: string, input: EventInput, actor: 
       upsertMember(db, projectId, { externalId: input.externalId }, now);
       member = findMember(db, projectId, input.externalId)!;
     }
-    const matching = stmt<Record<string, unknown>>(db, `SELECT * FROM quests
-      WHERE project_id = ? AND action = ? AND completion_mode = 'AUTOMATED' AND archived_at IS NULL ORDER BY created_at, id`)
-      .all(projectId, input.event).map((row) => toItem(quests, row) as unknown as Quest);
+    const matching = stmt<Record<string, unknown>>(db, MATCHING_QUESTS).all(projectId, input.event).map((row) => toItem(quests, row) as unknown as Quest);
     const metadata = input.properties === undefined ? { event: input.event } : { event: input.event, properties: input.properties };
     let questsTriggered = 0;
     const questsCompleted: QuestCompletion[] = [];
