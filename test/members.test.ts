@@ -377,7 +377,7 @@ describe('GET /members/{externalId}/export', () => {
     server.clock.advance(MINUTE_MS);
     const res = await server.api.get('/api/v1/members/xavier/export');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['exportedAt', 'member', 'transactions']);
+    expect(Object.keys(res.body).sort()).toEqual(['badges', 'exportedAt', 'member', 'quests', 'transactions']);
     expect(res.body.exportedAt).toBe(now());
     expect(res.body.member).toEqual({
       ...created.body, points: 40, totalPointsEarned: 60, phone: '+1 555 0142', dateOfBirth: '2000-02-29',

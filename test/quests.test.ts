@@ -70,8 +70,17 @@ describe('POST /events', () => {
       { questId: other.id, pointsAwarded: 5 }, { questId: quest.id, questName: 'Three purchases', pointsAwarded: 30, basePoints: 30, multiplier: 1 },
     ]);
     expect(events('badge.awarded')).toMatchObject([{ externalId: 'newbie', badgeId: badge.id, badgeName: 'Shopper', rarity: 'RARE', source: 'quest' }]);
+    const exported = (await server.api.get('/api/v1/members/newbie/export')).body;
+    expect(exported.badges).toMatchObject([{ badgeId: badge.id }]);
+    expect(exported.quests).toMatchObject([
+      { questId: quest.id, status: 'COMPLETED', progress: 3, targetCount: 3, metadata: { event: 'purchase' } },
+      { questId: other.id, status: 'COMPLETED', pointsAwarded: 5, metadata: { event: 'purchase', properties: { orderId: 'o-1' } } },
+    ]);
     const history = await server.api.get('/api/v1/members/newbie/points?history=true');
     expect(history.body.transactions.map((t: { source: string; referenceId: string }) => [t.source, t.referenceId])).toEqual([['quest', quest.id], ['quest', other.id]]);
+    // Erasure also clears what events and progress calls recorded.
+    expect((await server.api.delete('/api/v1/members/newbie')).status).toBe(200);
+    expect(server.ctx.db.prepare('SELECT count(*) AS n FROM quest_progress WHERE metadata IS NOT NULL AND quest_id IN (?, ?)').get(quest.id, other.id)).toEqual({ n: 0 });
   });
 
   it('ignores quests outside their window, switched off or archived, and an event no quest matches', async () => {

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { atomically } from '../../src/db/transaction.ts';
 import { createItem, findItemByKey, updateItem, type CatalogItem, type CatalogKind } from '../../src/domain/catalog.ts';
-import { isPlainObject } from '../../src/http/schemas/common.ts';
 import { AppError, badRequest } from '../../src/domain/errors.ts';
+import { isPlainObject } from '../../src/domain/objects.ts';
 import { updateSettings } from '../../src/domain/settings.ts';
 import type { Db } from '../../src/db/connection.ts';
 import { validate } from '../../src/http/request.ts';

@@ -232,3 +232,11 @@ export function completeQuest(db: Db, projectId: string, questId: string, input:
     };
   });
 }
+
+/** A member's attempts at quests, oldest first, for the data export. */
+export function memberQuestHistory(db: Db, memberId: number) {
+  return stmt<Record<string, unknown>>(db, `SELECT p.public_id AS id, p.quest_id AS questId, q.name AS questName, p.progress,
+    p.target_count AS targetCount, p.status, p.points_awarded AS pointsAwarded, p.completed_at AS completedAt, p.metadata, p.created_at AS createdAt
+    FROM quest_progress p JOIN quests q ON q.id = p.quest_id WHERE p.member_id = ? ORDER BY p.id`).all(memberId)
+    .map((row) => ({ ...row, metadata: row.metadata === null ? null : JSON.parse(row.metadata as string) as unknown }));
+}

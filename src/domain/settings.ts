@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
-import { isPlainObject } from '../http/schemas/common.ts';
+import { isPlainObject } from './objects.ts';
 import { badRequest } from './errors.ts';
 import { getProject, type Project } from './projects.ts';
 
