@@ -74,7 +74,7 @@ export function removeBadge(db: Db, projectId: string, externalId: string, badge
   });
 }
 
-export const completedQuestCount = (db: Db, memberId: number) =>
+const completedQuestCount = (db: Db, memberId: number) =>
   stmt<number>(db, "SELECT count(*) FROM quest_progress WHERE member_id = ? AND status = 'COMPLETED'").pluck().get(memberId)!;
 
 function counter(db: Db, member: MemberRow, criterion: BadgeCriterion): number | undefined {

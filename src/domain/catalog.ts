@@ -106,7 +106,7 @@ export function findItemByKey(db: Db, kind: CatalogKind, projectId: string, key:
 }
 
 /** SQL for "applies now": not archived, switched on (where the kind has isActive), inside its window. */
-export function activeCondition(kind: CatalogKind): string {
+function activeCondition(kind: CatalogKind): string {
   const parts = ['archived_at IS NULL'];
   if ('isActive' in kind.fields) parts.push('is_active = 1');
   if (kind.window?.starts) parts.push(`(${snake(kind.window.starts)} IS NULL OR ${snake(kind.window.starts)} <= @now)`);
