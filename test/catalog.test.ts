@@ -123,6 +123,17 @@ describe('catalog: the same five routes for all seven kinds', () => {
     expect(dupLevel.status).toBe(409);
   });
 
+  it('replays a create sent twice with the same Idempotency-Key instead of creating two items', async () => {
+    const headers = { 'idempotency-key': 'create-badge-once' };
+    const first = await server.api.post('/api/v1/badges', { name: 'Once' }, { headers });
+    const again = await server.api.post('/api/v1/badges', { name: 'Once' }, { headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect(server.ctx.db.prepare("SELECT count(*) AS n FROM badges WHERE name = 'Once'").get()).toEqual({ n: 1 });
+  });
+
   it('keeps levels ordered: a higher level cannot need fewer lifetime points (400)', async () => {
     const res = await server.api.post('/api/v1/levels', { level: 3, name: 'Gold', minTotalPointsEarned: 50 });
     expect(res.status).toBe(400);
