@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { AppError } from '../src/domain/errors.ts';
 import { backupCommand } from './commands/backup.ts';
+import { catalogCommands } from './commands/catalog.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
 import { replicateCommand } from './commands/replicate.ts';
 import { restoreCommand } from './commands/restore.ts';
+import { seedCommand } from './commands/seed.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
@@ -21,7 +24,8 @@ const program = new Command('punchcard')
   .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 
-for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand, widgetCommand, webhooksCommand, replicateCommand, restoreCommand]) {
+for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, seedCommand]) {
   program.addCommand(command);
 }
 

@@ -34,6 +34,8 @@ describe('POST /members (upsert)', () => {
       longestStreak: 0,
       metadata: { tier: 'gold', tags: ['a', 'b'], nested: { n: 1 } },
       createdAt: '2026-01-15T12:00:00.000Z',
+      level: 0,
+      levelName: null,
     });
     // phone and dateOfBirth are stored, not returned.
     expect(res.body).not.toHaveProperty('phone');
@@ -85,7 +87,8 @@ describe('GET and PATCH /members/{externalId}', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ externalId: 'ada', name: 'Ada', points: 40 });
     expect(Object.keys(res.body).sort()).toEqual(
-      ['avatarUrl', 'createdAt', 'currentStreak', 'email', 'externalId', 'id', 'longestStreak', 'metadata', 'name', 'points', 'totalPointsEarned'],
+      ['avatarUrl', 'createdAt', 'currentStreak', 'email', 'externalId', 'id', 'level', 'levelName', 'longestStreak', 'metadata', 'name', 'points',
+        'totalPointsEarned'],
     );
   });
 
@@ -374,7 +377,7 @@ describe('GET /members/{externalId}/export', () => {
     server.clock.advance(MINUTE_MS);
     const res = await server.api.get('/api/v1/members/xavier/export');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['exportedAt', 'member', 'transactions']);
+    expect(Object.keys(res.body).sort()).toEqual(['badges', 'exportedAt', 'member', 'quests', 'transactions']);
     expect(res.body.exportedAt).toBe(now());
     expect(res.body.member).toEqual({
       ...created.body, points: 40, totalPointsEarned: 60, phone: '+1 555 0142', dateOfBirth: '2000-02-29',

@@ -21,7 +21,12 @@ function random(seed: number) {
 }
 
 const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirth', 'metadata', 'amount', 'description',
-  'referenceId', 'expiresAt', 'idempotencyKey', 'origin', 'member', 'publicKey', 'timestamp', 'signature', 'url', 'events', 'isActive', '__proto__', 'constructor', ''];
+  'referenceId', 'expiresAt', 'idempotencyKey', 'origin', 'member', 'publicKey', 'timestamp', 'signature', 'url', 'events', '__proto__', 'constructor', '',
+  // catalog, quests, badges, project settings
+  'key', 'completionMode', 'action', 'targetCount', 'points', 'badgeId', 'repeatable', 'cooldownMinutes', 'startsAt', 'endsAt', 'isActive',
+  'type', 'pointsCost', 'stock', 'maxClaimsPerUser', 'minLevel', 'discountConfig', 'rarity', 'criteria', 'prizes', 'streakBonuses',
+  'code', 'rewardType', 'rewardId', 'multiplier', 'sources', 'level', 'minTotalPointsEarned', 'event', 'properties', 'progress',
+  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare'];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 15);
@@ -60,6 +65,21 @@ const ROUTES: [string, string][] = [
   ['DELETE', '/api/v1/webhooks/whk_nobody'],
   ['POST', '/api/v1/webhooks/whk_nobody/test'],
   ['POST', '/api/v1/webhooks/whk_nobody/rotate-secret'],
+  ['POST', '/api/v1/quests'],
+  ['POST', '/api/v1/rewards'],
+  ['POST', '/api/v1/badges'],
+  ['POST', '/api/v1/games'],
+  ['POST', '/api/v1/promo-codes'],
+  ['POST', '/api/v1/multipliers'],
+  ['POST', '/api/v1/levels'],
+  ['PATCH', '/api/v1/quests/qst_nope'],
+  ['DELETE', '/api/v1/levels/lvl_nope'],
+  ['PATCH', '/api/v1/project'],
+  ['POST', '/api/v1/events'],
+  ['POST', '/api/v1/quests/qst_nope/progress'],
+  ['POST', '/api/v1/quests/qst_nope/complete'],
+  ['POST', '/api/v1/members/target/badges'],
+  ['DELETE', '/api/v1/members/target/badges'],
 ];
 
 describe('arbitrary request bodies', () => {

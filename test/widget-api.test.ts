@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
 import { issueKey, revokeKey } from '../src/domain/keys.ts';
 import { rotateWidgetSecret } from '../src/domain/projects.ts';
-import { initWidgetMember } from '../src/domain/widget.ts';
-import { DEFAULT_WIDGET_SETTINGS, requireFeature, WIDGET_FEATURES, WIDGET_LANGUAGES, widgetProjectConfig } from '../src/domain/widget-config.ts';
+import { DEFAULT_SETTINGS, FEATURES, LANGUAGES } from '../src/domain/settings.ts';
 import { client, type ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient, widgetHeader, type WidgetSigner } from './helpers/widget.ts';
@@ -94,7 +93,7 @@ describe('POST /api/widget/init', () => {
     const first = await init(widgetHeader(signer, 'ina', now(), { member }), { origin: 'https://shop.example' });
     expect(first.status, first.text).toBe(200);
     expect(first.body).toEqual({
-      project: { name: 'Default', widgetSettings: { ...DEFAULT_WIDGET_SETTINGS, allowedOrigins: undefined } },
+      project: { name: 'Default', widgetSettings: { ...DEFAULT_SETTINGS.widget, allowedOrigins: undefined } },
       member: {
         id: expect.stringMatching(/^mem_/), externalId: 'ina', name: 'Ina', email: 'ina@example.com',
         points: 0, totalPointsEarned: 0, currentStreak: 0, longestStreak: 0,
@@ -103,8 +102,8 @@ describe('POST /api/widget/init', () => {
       welcomeBonus: 0,
     });
     expect(Object.keys(first.body.project.widgetSettings)).not.toContain('allowedOrigins');
-    expect(first.body.project.widgetSettings.languages).toEqual([...WIDGET_LANGUAGES]);
-    expect(Object.keys(first.body.project.widgetSettings.features).sort()).toEqual([...WIDGET_FEATURES].sort());
+    expect(first.body.project.widgetSettings.languages).toEqual([...LANGUAGES]);
+    expect(Object.keys(first.body.project.widgetSettings.features).sort()).toEqual([...FEATURES].sort());
 
     const updatedAt = () => server.ctx.db.prepare("SELECT updated_at FROM members WHERE external_id = 'ina'").pluck().get();
     const createdAt = updatedAt();
@@ -246,25 +245,60 @@ describe('CORS', () => {
   });
 });
 
-describe('welcome bonus and feature toggles (domain; the project settings that set them come with the settings API)', () => {
-  it('pays the welcome bonus once, through the ledger, when init first creates the member', () => {
-    const config = { ...widgetProjectConfig(server.ctx.db, server.projectId), welcomeBonus: 50 };
-    const first = initWidgetMember(server.ctx.db, server.projectId, config, 'newbie', { name: 'New' }, server.clock.now());
-    expect(first.welcomeBonus).toBe(50);
-    expect(first.member).toMatchObject({ points: 50, totalPointsEarned: 50 });
-    const again = initWidgetMember(server.ctx.db, server.projectId, config, 'newbie', {}, server.clock.now());
-    expect(again.welcomeBonus).toBe(0);
-    expect(again.member.points).toBe(50);
+describe('project settings seen by the widget', () => {
+  it('pays the welcome bonus once, through the ledger and its multipliers, when init first creates the member', async () => {
+    expect((await server.api.patch('/api/v1/project', { welcomeBonus: 50 })).status).toBe(200);
+    const first = await init(widgetHeader(signer, 'newbie', now(), { member: { name: 'New' } }));
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.welcomeBonus).toBe(50);
+    expect(first.body.member).toMatchObject({ points: 50, totalPointsEarned: 50 });
+    const again = await init(widgetHeader(signer, 'newbie', now()));
+    expect(again.body.welcomeBonus).toBe(0);
+    expect(again.body.member.points).toBe(50);
     const rows = server.ctx.db.prepare(`SELECT t.amount, t.type, t.source, t.actor FROM transactions t JOIN members m ON m.id = t.member_id
       WHERE m.external_id = 'newbie'`).all();
     expect(rows).toEqual([{ amount: 50, type: 'EARNED', source: 'welcome', actor: 'widget' }]);
+
+    // A running multiplier event shows in init and doubles a newcomer's welcome bonus.
+    const at = server.clock.now().getTime();
+    const multiplier = await server.api.post('/api/v1/multipliers', {
+      name: 'Double weekend', multiplier: 2, startsAt: new Date(at - 60_000).toISOString(), endsAt: new Date(at + 3_600_000).toISOString(),
+    });
+    expect(multiplier.status, multiplier.text).toBe(201);
+    const doubled = await init(widgetHeader(signer, 'newbie-2', now()));
+    expect(doubled.body.welcomeBonus).toBe(100);
+    expect(doubled.body.activeMultipliers).toEqual([{ name: 'Double weekend', multiplier: 2, endsAt: new Date(at + 3_600_000).toISOString() }]);
+    expect((await server.api.delete(`/api/v1/multipliers/${multiplier.body.id}`)).status).toBe(200);
+    expect((await server.api.patch('/api/v1/project', { welcomeBonus: 0 })).status).toBe(200);
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
 
-  it('refuses a feature the project turned off with 403 naming it', () => {
-    const config = widgetProjectConfig(server.ctx.db, server.projectId);
-    expect(() => requireFeature(config, 'rewards')).not.toThrow();
-    const off = { ...config, widgetSettings: { ...config.widgetSettings, features: { ...config.widgetSettings.features, rewards: false } } };
-    expect(() => requireFeature(off, 'rewards')).toThrow(expect.objectContaining({ status: 403, error: 'Forbidden', message: expect.stringMatching(/"rewards" feature is turned off/) }));
+  it('refuses a feature the project turned off with 403 naming it, and sends the settings to the widget', async () => {
+    const w = widgetClient(server.url, signer, 'toggles', server.clock.now);
+    expect((await w.post('/init', {})).status).toBe(200);
+    expect((await w.get('/history')).status).toBe(200);
+    expect((await server.api.patch('/api/v1/project', { widget: { features: { points: false }, position: 'left', displayMode: 'custom' } })).status).toBe(200);
+    const off = await w.get('/history');
+    expect(off.status).toBe(403);
+    expect(off.body.message).toMatch(/"points" feature is turned off/);
+    const settings = (await w.post('/init', {})).body.project.widgetSettings;
+    expect(settings).toMatchObject({ position: 'left', displayMode: 'custom', features: { points: false } });
+    expect((await server.api.patch('/api/v1/project', { widget: { features: { points: true }, position: 'right', displayMode: 'floating' } })).status).toBe(200);
+    expect((await w.get('/history')).status).toBe(200);
+  });
+
+  it("lets the project's allowed origins call the widget API, and any origin only with *", async () => {
+    const w = widgetClient(server.url, signer, 'origins', server.clock.now);
+    expect((await w.post('/init', {}, { origin: 'https://shop.example' })).status).toBe(403);
+    expect((await server.api.patch('/api/v1/project', { widget: { allowedOrigins: ['https://shop.example'] } })).status).toBe(200);
+    const allowed = await w.post('/init', {}, { origin: 'https://shop.example' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://shop.example');
+    expect((await w.post('/init', {}, { origin: 'https://other.example' })).status).toBe(403);
+    expect((await server.api.patch('/api/v1/project', { widget: { allowedOrigins: ['*'] } })).status).toBe(200);
+    const any = await w.post('/init', {}, { origin: 'https://other.example' });
+    expect(any.status).toBe(200);
+    expect(any.headers['access-control-allow-origin']).toBe('*');
+    expect((await server.api.patch('/api/v1/project', { widget: { allowedOrigins: [] } })).status).toBe(200);
   });
 });

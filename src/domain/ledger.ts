@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
+import { evaluateBadgeCriteria } from './badges.ts';
 import { addMs, DAY_MS } from './clock.ts';
 import { badRequest, insufficientPoints } from './errors.ts';
 import { newId } from './ids.ts';
@@ -118,7 +119,8 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
       .run(balance, earned, row.created_at, current.id);
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
-    return { transaction: toTransaction(row), member: toMember(updated) };
+    if (posting.amount > 0) evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
+    return { transaction: toTransaction(row), member: toMember(db, updated) };
   });
 }
 

@@ -3,6 +3,7 @@ import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { notFound } from './errors.ts';
 import { newId } from './ids.ts';
+import { levelFor } from './levels.ts';
 import { emit } from './outbox.ts';
 
 export interface MemberRow {
@@ -41,9 +42,12 @@ export interface Member {
   longestStreak: number;
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** From lifetime earnings and the project's levels; 0 (levelName null) below every level. */
+  level: number;
+  levelName: string | null;
 }
 
-export const toMember = (row: MemberRow): Member => ({
+export const toMember = (db: Db, row: MemberRow): Member => ({
   id: row.public_id,
   externalId: row.external_id,
   email: row.email,
@@ -55,6 +59,7 @@ export const toMember = (row: MemberRow): Member => ({
   longestStreak: row.longest_streak,
   metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   createdAt: row.created_at,
+  ...levelFor(db, row.project_id, row.total_points_earned),
 });
 
 /** Profile fields a caller may set. `null` clears a field; an absent field is left as it is. */
@@ -149,7 +154,7 @@ export function upsertMember(
     const id = existing?.id ?? Number(stmt(db, `INSERT INTO members (public_id, project_id, external_id, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?)`).run(newId('mem'), projectId, externalId, now.toISOString(), now.toISOString()).lastInsertRowid);
     writeProfile(db, id, profile, now);
-    const member = toMember(memberById(db, id));
+    const member = toMember(db, memberById(db, id));
     emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
     return { member, created: !existing };
   });
@@ -159,7 +164,7 @@ export function updateMember(db: Db, projectId: string, externalId: string, prof
   return atomically(db, () => {
     const row = requireMember(db, projectId, externalId);
     writeProfile(db, row.id, profile, now);
-    const member = toMember(memberById(db, row.id));
+    const member = toMember(db, memberById(db, row.id));
     emitMember(db, projectId, 'member.updated', member, now);
     return member;
   });
@@ -209,7 +214,7 @@ export function listMembers(
   const total = stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!;
   const rows = selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`, params);
   return {
-    members: rows.map(toMember),
+    members: rows.map((row) => toMember(db, row)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   };
 }
@@ -220,5 +225,5 @@ export function lookupMember(db: Db, projectId: string, by: { email?: string | u
     ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, id LIMIT 1', projectId, by.email)
     : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
-  return toMember(row);
+  return toMember(db, row);
 }

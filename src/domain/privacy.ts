@@ -1,8 +1,10 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
+import { listMemberBadges, type MemberBadge } from './badges.ts';
 import { allTransactions, type Transaction } from './ledger.ts';
 import { emitMember, memberById, requireMember, toMember, type Member } from './members.ts';
+import { memberQuestHistory } from './quests.ts';
 
 /**
  * Erases a member's personal data (right to erasure), and emits member.updated with the erased
@@ -16,8 +18,10 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     // uniqueness only binds live members, so this never collides.
     stmt(db, `UPDATE members SET external_id = public_id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
+    // Event properties and progress metadata may hold personal data too.
+    stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
-    emitMember(db, projectId, 'member.updated', toMember(memberById(db, row.id)), now, { erased: true });
+    emitMember(db, projectId, 'member.updated', toMember(db, memberById(db, row.id)), now, { erased: true });
     return { success: true, deleted: externalId };
   });
 }
@@ -26,6 +30,8 @@ export interface MemberExport {
   exportedAt: string;
   member: Member & { phone: string | null; dateOfBirth: string | null; updatedAt: string };
   transactions: Transaction[];
+  badges: MemberBadge[];
+  quests: ReturnType<typeof memberQuestHistory>;
 }
 
 /** Everything Punchcard holds about one member, for a data-subject access request. */
@@ -33,7 +39,9 @@ export function exportMember(db: Db, projectId: string, externalId: string, now:
   const row = requireMember(db, projectId, externalId);
   return {
     exportedAt: now.toISOString(),
-    member: { ...toMember(row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
+    member: { ...toMember(db, row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
     transactions: allTransactions(db, row.id),
+    badges: listMemberBadges(db, projectId, externalId).badges,
+    quests: memberQuestHistory(db, row.id),
   };
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../db/connection.ts';
 import { atomically } from '../db/transaction.ts';
-import { countTransactions, post, recentTransactions, type Transaction } from './ledger.ts';
+import { countTransactions, recentTransactions, type Transaction } from './ledger.ts';
 import { findMember, memberById, requireMember, updateMember, upsertMember, type MemberProfile, type MemberRow, type Page } from './members.ts';
+import { activeMultipliers, earn } from './multipliers.ts';
 import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
 
 /** The member as the widget's init shows it (SPEC 4.2). */
@@ -84,26 +85,26 @@ export function initWidgetMember(
     if (!existing) {
       const { member } = upsertMember(db, projectId, { ...profile, externalId }, now);
       if (config.welcomeBonus > 0) {
-        post(db, requireMember(db, projectId, member.externalId), {
-          amount: config.welcomeBonus, type: 'EARNED', source: 'welcome', actor: 'widget', description: 'Welcome bonus',
-        }, now);
-        welcomeBonus = config.welcomeBonus;
+        welcomeBonus = earn(db, requireMember(db, projectId, member.externalId), {
+          basePoints: config.welcomeBonus, source: 'welcome', actor: 'widget', description: 'Welcome bonus',
+        }, now).pointsAwarded;
       }
     } else {
       const changes = changedProfile(existing, profile);
       if (Object.keys(changes).length > 0) updateMember(db, projectId, externalId, changes, now);
     }
-    return initAnswer(db, projectId, config, externalId, welcomeBonus);
+    return initAnswer(db, projectId, config, externalId, now, welcomeBonus);
   });
 }
 
 /** What init answers; read-only, so a page view that changes nothing takes no write lock. */
-export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, welcomeBonus = 0): WidgetInit {
+export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, now: Date, welcomeBonus = 0): WidgetInit {
   const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
   return {
     project: { name: config.name, widgetSettings },
     member: toWidgetMember(requireMember(db, projectId, externalId)),
-    activeMultipliers: [],
+    activeMultipliers: activeMultipliers(db, projectId, now)
+      .map(({ name, multiplier, endsAt }) => ({ name, multiplier, endsAt })),
     welcomeBonus,
   };
 }

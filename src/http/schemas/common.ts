@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isPlainObject } from '../../domain/objects.ts';
 
 // Messages name the rule, not the field: the error formatter puts the field's path in front.
 
@@ -28,8 +29,7 @@ const isRealDate = (date: string) => {
 };
 export const calendarDate = v.pipe(v.string('must be a string'), v.isoDate('must be a date written YYYY-MM-DD'), v.check(isRealDate, 'is not a real calendar date'));
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isPlainObject };
 
 export const metadata = v.pipe(
   v.custom<Record<string, unknown>>(isPlainObject, 'must be a JSON object'),

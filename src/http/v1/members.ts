@@ -19,7 +19,7 @@ export function memberRoutes({ route, ctx }: ServerApi): void {
 
   route('GET', '/members/lookup', (event, key) => lookupMember(ctx.db, key.projectId, readQuery(event, memberLookupQuery)));
 
-  route('GET', '/members/:externalId', (event, key) => toMember(requireMember(ctx.db, key.projectId, pathParam(event, 'externalId'))));
+  route('GET', '/members/:externalId', (event, key) => toMember(ctx.db, requireMember(ctx.db, key.projectId, pathParam(event, 'externalId'))));
 
   route('PATCH', '/members/:externalId', async (event, key, now) => {
     const rawBody = await readJson(event);

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { projectView, updateSettings } from '../../src/domain/settings.ts';
+import { validate } from '../../src/http/request.ts';
+import { projectPatchBody } from '../../src/http/schemas/project.ts';
+import { withStore } from '../context.ts';
+import { parsePositiveInt, printJson } from '../output.ts';
+import { readJsonFile } from './catalog.ts';
+
+export const projectCommand = new Command('project').description("show or change one project's settings (name, time zone, expiry, bonuses, referrals, sharing, widget)");
+
+projectCommand.command('show')
+  .description('print the project and all its settings, defaults included')
+  .requiredOption('--project <projectId>', 'project')
+  .option('--json', 'print JSON')
+  .action((options: { project: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const view = projectView(db, options.project);
+    if (options.json) return printJson(view);
+    console.log(JSON.stringify(view, null, 2));
+  }));
+
+projectCommand.command('set')
+  .description('change settings: flags for the common ones, --from-json for any (nested objects merge)')
+  .requiredOption('--project <projectId>', 'project')
+  .option('--from-json <file>', 'a JSON file with the settings to change, shaped like "project show --json"')
+  .option('--name <name>', 'project name')
+  .option('--timezone <zone>', 'IANA time zone, e.g. Europe/Paris')
+  .option('--points-expiry-days <days>', 'points expire this many days after they are earned; "off" to disable')
+  .option('--welcome-bonus <points>', 'points a member gets once, when the widget first creates them')
+  .option('--json', 'print JSON')
+  .action((options: { project: string; fromJson?: string; name?: string; timezone?: string; pointsExpiryDays?: string; welcomeBonus?: string; json?: boolean },
+    command: Command) => withStore(command, ({ db }) => {
+    const patch: Record<string, unknown> = options.fromJson ? { ...(readJsonFile(options.fromJson) as Record<string, unknown>) } : {};
+    if (options.name !== undefined) patch.name = options.name;
+    if (options.timezone !== undefined) patch.timezone = options.timezone;
+    if (options.pointsExpiryDays !== undefined) {
+      patch.pointsExpiryDays = options.pointsExpiryDays === 'off' ? null : parsePositiveInt(options.pointsExpiryDays, '--points-expiry-days');
+    }
+    if (options.welcomeBonus !== undefined) patch.welcomeBonus = Number(options.welcomeBonus);
+    const view = updateSettings(db, options.project, validate(projectPatchBody, patch));
+    if (options.json) return printJson(view);
+    console.log(`Updated project ${view.id}.`);
+  }));

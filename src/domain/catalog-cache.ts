@@ -1,0 +1,58 @@
+import type { Db } from '../db/connection.ts';
+import { stmt } from '../db/statements.ts';
+import { liveItems } from './catalog.ts';
+import { badges, type Badge } from './catalog/badges.ts';
+import { levels } from './catalog/levels.ts';
+import { multipliers } from './catalog/multipliers.ts';
+
+export interface LevelDefinition {
+  level: number;
+  name: string;
+  minTotalPointsEarned: number;
+}
+
+export interface MultiplierEvent {
+  id: string;
+  name: string;
+  multiplier: number;
+  startsAt: string;
+  endsAt: string;
+  /** null: every earning source. */
+  sources: string[] | null;
+  isActive: boolean;
+}
+
+/** The parts of a project's catalog that every award reads. */
+export interface HotCatalog {
+  version: string;
+  /** Highest threshold first. */
+  levels: LevelDefinition[];
+  /** Badges with automatic criteria. */
+  criteriaBadges: Badge[];
+  multipliers: MultiplierEvent[];
+}
+
+/**
+ * Levels, badge criteria and multiplier events are read on every award but change rarely, so each
+ * connection keeps them in memory per project. Every catalog change writes a new random
+ * `projects.catalog_version` in its own transaction; checking that one value (a primary-key read)
+ * tells whether the copy is current, and because the check reads inside the caller's transaction
+ * a rolled-back change, or one committed by another process (the CLI), is never missed.
+ */
+const caches = new WeakMap<Db, Map<string, HotCatalog>>();
+
+export function hotCatalog(db: Db, projectId: string): HotCatalog {
+  const version = stmt<string>(db, 'SELECT catalog_version FROM projects WHERE id = ?').pluck().get(projectId) ?? '';
+  let byProject = caches.get(db);
+  if (!byProject) caches.set(db, (byProject = new Map()));
+  const cached = byProject.get(projectId);
+  if (cached?.version === version) return cached;
+  const loaded: HotCatalog = {
+    version,
+    levels: (liveItems(db, levels, projectId) as unknown as LevelDefinition[]).sort((a, b) => b.minTotalPointsEarned - a.minTotalPointsEarned || b.level - a.level),
+    criteriaBadges: (liveItems(db, badges, projectId) as unknown as Badge[]).filter((badge) => badge.criteria !== null),
+    multipliers: liveItems(db, multipliers, projectId) as unknown as MultiplierEvent[],
+  };
+  byProject.set(projectId, loaded);
+  return loaded;
+}

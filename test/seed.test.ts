@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import { openStore } from '../src/store.ts';
+import { punchcard, punchcardJson, spawnServer } from './helpers/cli.ts';
+import { client } from './helpers/http.ts';
+import { TEST_MASTER_KEY } from './helpers/server.ts';
+
+let dir: string;
+let db: string;
+let project: { project: { id: string }; secretKey: string };
+const run = (args: string[]) => punchcardJson(['--db', db, ...args]);
+const all = (path: string) => run([path, 'list', '--project', project.project.id, '--all']);
+const TABLES = ['levels', 'badges', 'rewards', 'quests', 'games', 'promo_codes', 'multipliers'];
+/** Every catalog row, read straight from the file (spawning the CLI per table is slow on a busy machine). */
+function catalogRows(): Record<string, Record<string, unknown>[]> {
+  const file = new Database(db, { readonly: true });
+  try {
+    return Object.fromEntries(TABLES.map((table) => [table, file.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Record<string, unknown>[]]));
+  } finally {
+    file.close();
+  }
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'punchcard-seed-'));
+  db = join(dir, 'seed.db');
+  project = run(['projects', 'create', '--name', 'Seeded']);
+});
+afterAll(async () => {
+  const store = await openStore({ path: db, masterKey: TEST_MASTER_KEY });
+  try {
+    expect(checkLedger(store.db)).toEqual([]);
+  } finally {
+    store.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const CATALOG = {
+  project: { timezone: 'America/New_York', welcomeBonus: 25 },
+  levels: [{ key: 'l1', level: 1, name: 'Bronze', minTotalPointsEarned: 100 }],
+  badges: [{ key: 'b1', name: 'Reviewer', rarity: 'RARE' }],
+  rewards: [{ key: 'r1', name: 'Mug', type: 'PHYSICAL', pointsCost: 300, stock: 10 }],
+  quests: [{ key: 'q1', name: 'Review', completionMode: 'MANUAL', points: 40, badgeKey: 'b1', startsAt: '2026-01-01T00:00:00Z' }],
+  games: [{ key: 'g1', name: 'Check-in', type: 'DAILY_CHECKIN', checkinPoints: 5, streakBonuses: [{ day: 7, bonus: 50 }] }],
+  promoCodes: [{ key: 'p1', code: 'MUG', rewardType: 'REWARD', rewardKey: 'r1' }],
+  multipliers: [{ key: 'm1', name: 'Launch', multiplier: 2, startsAt: '2026-06-01T00:00:00Z', endsAt: '2026-06-08T00:00:00Z' }],
+};
+
+describe('punchcard seed --file', { timeout: 90_000 }, () => {
+  it('imports a catalog, and importing it again changes nothing', () => {
+    const file = join(dir, 'catalog.json');
+    writeFileSync(file, JSON.stringify(CATALOG));
+    expect(run(['seed', '--project', project.project.id, '--file', file])).toEqual({ created: 7, updated: 0, unchanged: 0 });
+    const first = catalogRows();
+    expect(TABLES.map((table) => first[table]!.length)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(first.quests![0]!.badge_id).toBe(first.badges![0]!.id);
+    expect(first.promo_codes![0]!.reward_id).toBe(first.rewards![0]!.id);
+    expect(run(['project', 'show', '--project', project.project.id])).toMatchObject({ timezone: 'America/New_York', welcomeBonus: 25 });
+
+    expect(run(['seed', '--project', project.project.id, '--file', file])).toEqual({ created: 0, updated: 0, unchanged: 7 });
+    expect(catalogRows()).toEqual(first);
+
+    // An edited item is updated in place, matched by its key.
+    writeFileSync(file, JSON.stringify({ ...CATALOG, rewards: [{ ...CATALOG.rewards[0], pointsCost: 350 }] }));
+    expect(run(['seed', '--project', project.project.id, '--file', file])).toEqual({ created: 0, updated: 1, unchanged: 6 });
+    const rewards = all('rewards').rewards;
+    expect(rewards).toHaveLength(1);
+    expect(rewards[0]).toMatchObject({ id: first.rewards![0]!.id, pointsCost: 350 });
+  });
+
+  it('refuses a bad file with one line naming the item and field, and imports nothing of it', () => {
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ badges: [{ key: 'ok', name: 'Fine' }, { key: 'bad', name: 'Bad', rarity: 'MYTHIC' }] }));
+    const res = punchcard(['--db', db, 'seed', '--project', project.project.id, '--file', file]);
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/badges\[1\] \(key "bad"\): "rarity" must be one of/);
+    expect(all('badges').badges.map((b: { key: string }) => b.key)).toEqual(['b1']);
+    writeFileSync(file, JSON.stringify({ quests: [{ name: 'No key', completionMode: 'MANUAL' }] }));
+    expect(punchcard(['--db', db, 'seed', '--project', project.project.id, '--file', file]).stderr).toMatch(/quests\[0\]: every item needs a "key"/);
+  });
+
+  it('prints a progress line on long imports', () => {
+    const file = join(dir, 'long.json');
+    writeFileSync(file, JSON.stringify({ badges: Array.from({ length: 120 }, (_, i) => ({ key: `many-${i}`, name: `Badge ${i}` })) }));
+    const res = punchcard(['--db', db, 'seed', '--project', project.project.id, '--file', file]);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stderr.trim().split('\n')).toEqual(['seed: 50/120 items', 'seed: 100/120 items', 'seed: 120/120 items']);
+    expect(res.stdout).toMatch(/120 created/);
+  });
+});
+
+describe('catalog and project commands', { timeout: 90_000 }, () => {
+  it('create, update, list and archive through flags or --from-json', () => {
+    const id = project.project.id;
+    const created = run(['quests', 'create', '--project', id, '--name', 'Visit', '--completion-mode', 'AUTOMATED', '--action', 'visit',
+      '--target-count', '3', '--points', '15', '--repeatable', 'true']);
+    expect(created).toMatchObject({ name: 'Visit', targetCount: 3, points: 15, repeatable: true, isActive: true });
+    const file = join(dir, 'quest.json');
+    writeFileSync(file, JSON.stringify({ description: 'From a file', points: 20 }));
+    expect(run(['quests', 'update', created.id, '--project', id, '--from-json', file, '--points', '25'])).toMatchObject({ description: 'From a file', points: 25 });
+    const bad = punchcard(['--db', db, 'quests', 'create', '--project', id, '--name', 'X', '--completion-mode', 'MANUAL', '--points', 'many']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/"points" must be a number/);
+    expect(run(['quests', 'archive', created.id, '--project', id]).archivedAt).not.toBeNull();
+    expect(run(['quests', 'list', '--project', id]).quests.map((q: { id: string }) => q.id)).not.toContain(created.id);
+    const table = punchcard(['--db', db, 'promo', 'list', '--project', id]);
+    expect(table.stdout).toMatch(/MUG/);
+    expect(run(['project', 'set', '--project', id, '--name', 'Renamed', '--points-expiry-days', '90'])).toMatchObject({ name: 'Renamed', pointsExpiryDays: 90 });
+    expect(punchcard(['--db', db, 'project', 'set', '--project', id, '--timezone', 'Nowhere/City']).stderr).toMatch(/"timezone" must be an IANA time zone/);
+  });
+});
+
+describe('punchcard seed --demo', { timeout: 90_000 }, () => {
+  it('loads every kind of catalog item and demo members; an event then completes a quest and earns a badge', async () => {
+    const demoDb = join(dir, 'demo.db');
+    const demo = punchcardJson(['--db', demoDb, 'projects', 'create', '--name', 'Demo']);
+    const id = demo.project.id;
+    expect(punchcardJson(['--db', demoDb, 'seed', '--project', id, '--demo'])).toMatchObject({ created: 33, demoMembers: 3 });
+    expect(punchcardJson(['--db', demoDb, 'seed', '--project', id, '--demo'])).toMatchObject({ created: 0, updated: 0, demoMembers: 0 });
+
+    const server = await spawnServer(demoDb);
+    try {
+      const api = client(server.url, demo.secretKey);
+      const quests = (await api.get('/api/v1/quests')).body.quests;
+      expect(new Set(quests.map((q: { completionMode: string }) => q.completionMode))).toEqual(new Set(['MANUAL', 'AUTOMATED', 'SELF_REPORT']));
+      const rewards = (await api.get('/api/v1/rewards')).body.rewards;
+      expect(new Set(rewards.map((r: { type: string }) => r.type))).toEqual(new Set(['COUPON', 'PHYSICAL', 'DIGITAL', 'RAFFLE', 'CUSTOM']));
+      const games = (await api.get('/api/v1/games')).body.games;
+      expect(new Set(games.map((g: { type: string }) => g.type))).toEqual(new Set(['SPIN_WHEEL', 'SLOTS', 'DICE', 'SCRATCH_CARD', 'DAILY_CHECKIN']));
+      const running = (await api.get('/api/v1/multipliers?active=true')).body.multipliers;
+      expect(running).toMatchObject([{ name: 'Double points month', multiplier: 2 }]);
+      expect((await api.get('/api/v1/levels')).body.levels).toHaveLength(5);
+      expect((await api.get('/api/v1/promo-codes')).body.promoCodes).toHaveLength(3);
+      const alice = (await api.get('/api/v1/members/alice')).body;
+      expect(alice).toMatchObject({ points: 1300, level: 2, levelName: 'Silver' });
+      expect((await api.get('/api/v1/members/alice/badges')).body.badges.map((b: { name: string }) => b.name).sort())
+        .toEqual(['Big spender', 'First steps', 'Reviewer']);
+
+      const event = await api.post('/api/v1/events', { externalId: 'newcomer', event: 'purchase' });
+      expect(event.status).toBe(200);
+      expect(event.body).toMatchObject({ tracked: true, questsTriggered: 2 });
+      expect(event.body.questsCompleted).toMatchObject([{ questName: 'Make your first purchase', basePoints: 100, multiplier: 2, pointsAwarded: 200,
+        multiplierEventName: 'Double points month' }]);
+      expect((await api.get('/api/v1/members/newcomer/badges')).body.badges.map((b: { name: string }) => b.name)).toEqual(['First steps']);
+      expect((await api.get('/api/v1/members/newcomer')).body).toMatchObject({ points: 200, level: 1, levelName: 'Bronze' });
+    } finally {
+      server.child.kill();
+    }
+  });
+});
