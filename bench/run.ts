@@ -279,7 +279,7 @@ const CASES: Case[] = [
       await withServer('./punchcard-server.ts', ['FULL', dataset.path, 'write', workDir], async (server) => {
         const authorization = `Bearer ${server.info.secretKey}`;
         record('search', 'search, 3+ characters, 1 connection', (await measure(server, { method: 'GET', paths: realistic, authorization }, undefined, READ_CONNECTIONS)).run,
-          [`strings like "anna.garcia123", "012345", "Anna Garcia" (up to ${fmt(Math.round(SEARCH_MEMBERS / 2000))} matches)`]);
+          [`strings like "anna.garcia123", "012345", "Anna Garcia" (up to ${fmt(Math.round(SEARCH_MEMBERS / 1000))} matches)`]);
         record('search-2', 'search, 2 characters ("an"), 1 connection', (await measure(server, { method: 'GET', paths: [query('an')], authorization }, undefined, READ_CONNECTIONS)).run,
           ['shorter than a trigram: scans the project\'s members']);
       });
