@@ -1,67 +1,61 @@
-// Punchcard as `punchcard serve` runs it, for the award-route benchmark, in its own process:
-//   node --import tsx bench/punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write] [replicate]
-// Creates <dir>/bench.db with one project and <members> members (member-0 …) through the domain
-// functions, then starts the real server (startServer: group commit, h3, auth, validation) on
-// 127.0.0.1, port 0, and prints {"url", "secretKey", "db"} as one JSON line on stdout.
+// Punchcard as `punchcard serve` runs it, in its own process, for bench/run.ts:
+//   node --import tsx bench/punchcard-server.ts <FULL|NORMAL> <db> [write|no-write] [temp dir]
+// <db> is a bench database (bench/dataset.ts) with a project named Bench. The process issues a
+// fresh secret key for it, starts the real server (startServer: group commit, h3, auth,
+// validation) on 127.0.0.1, port 0, and prints {"url", "secretKey"} as one JSON line on stdout.
 //
 // It also watches the group committer from outside, without touching src/: every write goes
 // through ctx.write, so wrapping it sees each write run inside its batch. A batch runs
 // synchronously in one setImmediate callback, so a microtask queued by its first write runs right
 // after that batch's COMMIT: that gives batch sizes and the COMMIT time (fsync included).
 //
-// `replicate` runs it as `serve --replicate file://<dir>/replica` does, with Litestream's 1 s interval.
-//
 // `no-write` is a diagnostic: ctx.write answers 200 with a real award's response body without
 // running the write, so the route costs everything but SQLite's part of the award (HTTP, h3, auth,
 // body parsing, validation, serialising the answer).
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Synchronous } from '../src/db/connection.ts';
+import { issueKey } from '../src/domain/keys.ts';
 import { adjustPoints } from '../src/domain/ledger.ts';
-import { upsertMember } from '../src/domain/members.ts';
-import { createProject } from '../src/domain/projects.ts';
+import { join } from 'node:path';
 import { startServer } from '../src/server.ts';
 import { openStore } from '../src/store.ts';
 import { exitWithParent, reply } from './child.ts';
+import { BENCH_MASTER_KEY } from './dataset.ts';
 
-const [syncArg = 'FULL', membersArg = '1000', dir, mode = 'write', replicate] = process.argv.slice(2);
+// [temp dir] holds a copy of the database made for this run: removed if the bench process dies.
+// `replicate` adds Litestream replicating to a file:// replica inside [temp dir].
+const [syncArg = 'FULL', db, mode = 'write', tempDir, replicate] = process.argv.slice(2);
 if (syncArg !== 'FULL' && syncArg !== 'NORMAL') throw new Error(`synchronous must be FULL or NORMAL, not ${syncArg}`);
-if (!dir) throw new Error('usage: punchcard-server.ts <FULL|NORMAL> <members> <dir> [write|no-write]');
+if (!db) throw new Error('usage: punchcard-server.ts <FULL|NORMAL> <db> [write|no-write]');
 const synchronous: Synchronous = syncArg;
-const members = Number(membersArg);
-const db = join(dir, 'bench.db');
-const masterKey = randomBytes(32).toString('hex');
 
-// Seed through the domain functions, before the server listens.
-const store = await openStore({ path: db, synchronous, masterKey });
+const store = await openStore({ path: db, synchronous, masterKey: BENCH_MASTER_KEY });
 let secretKey: string;
 let sampleAward: unknown;
 try {
   const now = new Date();
-  const created = createProject(store.db, store.box, { name: 'Bench' }, now);
-  secretKey = created.secretKey;
-  store.db.transaction(() => {
-    for (let i = 0; i < members; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
-  }).immediate();
-  // One award's response body, for no-write; rolled back so the ledger check still adds up.
-  const rollBack = new Error('roll back');
-  try {
-    store.db.transaction(() => {
-      sampleAward = adjustPoints(store.db, created.project.id, 'member-0', { amount: 1 }, secretKey.slice(0, 12), now);
-      throw rollBack;
-    }).immediate();
-  } catch (error) {
-    if (error !== rollBack) throw error;
+  const projectId = store.db.prepare("SELECT id FROM projects WHERE name = 'Bench'").pluck().get() as string;
+  secretKey = issueKey(store.db, { projectId, type: 'secret' }, now).key;
+  if (mode === 'no-write') {
+    // One award's response body; rolled back so the database stays as it was.
+    const rollBack = new Error('roll back');
+    try {
+      store.db.transaction(() => {
+        sampleAward = adjustPoints(store.db, projectId, 'member-0', { amount: 1 }, secretKey.slice(0, 12), now);
+        throw rollBack;
+      }).immediate();
+    } catch (error) {
+      if (error !== rollBack) throw error;
+    }
   }
 } finally {
   store.close();
 }
 
 const server = await startServer({
-  db, port: 0, host: '127.0.0.1', synchronous, masterKey, logLevel: 'silent', scheduler: false,
-  replicate: replicate === 'replicate' ? { url: `file://${join(dir, 'replica')}` } : undefined,
+  db, port: 0, host: '127.0.0.1', synchronous, masterKey: BENCH_MASTER_KEY, logLevel: 'silent', scheduler: false,
+  replicate: replicate === 'replicate' && tempDir ? { url: `file://${join(tempDir, `replica-${process.pid}`)}` } : undefined,
 });
 
 // --- group-commit observation --------------------------------------------------------------
@@ -128,15 +122,13 @@ function stats() {
     },
     /** Share of wall time spent inside batches (writes + COMMIT). */
     batchShareOfWall: round((sum(workMs) + sum(commitMs)) / wall),
-    /** Replication as /healthz reports it when asked, right after the load: lagSeconds is the lag at the end of the run. */
-    replication: server.replication?.status() ?? null,
   };
 }
 
 exitWithParent((reason) => {
   server.close().then(() => {
-    // The bench process removes the temp dir; if it died, nobody else will.
-    if (reason === 'orphaned') rmSync(dir, { recursive: true, force: true });
+    // The bench process removes its temp dir; if it died, nobody else will.
+    if (reason === 'orphaned' && tempDir) rmSync(tempDir, { recursive: true, force: true });
     process.exit(0);
   }, (error: unknown) => {
     console.error(error);
@@ -156,4 +148,4 @@ exitWithParent((reason) => {
   }
 });
 
-console.log(JSON.stringify({ url: server.url, secretKey, db }));
+console.log(JSON.stringify({ url: server.url, secretKey }));

@@ -1,6 +1,5 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
-import { inSavepoint } from './transaction.ts';
 
 interface PendingWrite {
   work: () => unknown;
@@ -68,15 +67,25 @@ export class GroupCommitter {
   #commit(batch: PendingWrite[]): void {
     const db = this.#db;
     const outcomes: Outcome[] = [];
+    // Looked up once per batch rather than once per write: the savepoint pair runs for every write.
+    const savepoint = stmt(db, 'SAVEPOINT unit');
+    const release = stmt(db, 'RELEASE unit');
     try {
       stmt(db, 'BEGIN IMMEDIATE').run();
       for (const write of batch) {
+        savepoint.run();
         try {
-          outcomes.push({ ok: true, value: inSavepoint(db, write.work) });
+          const value = write.work();
+          if (value instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
+          release.run();
+          outcomes.push({ ok: true, value });
         } catch (error) {
           // Some errors (I/O, disk full) make SQLite abandon the whole transaction; then nothing
           // of this batch can be committed.
           if (!db.inTransaction) throw error;
+          // Only this write's changes are undone.
+          stmt(db, 'ROLLBACK TO unit').run();
+          release.run();
           outcomes.push({ ok: false, error });
         }
       }

@@ -24,8 +24,3 @@ function bracket<T>(db: Db, open: string, close: string[], undo: string[], work:
 export function atomically<T>(db: Db, work: () => T): T {
   return db.inTransaction ? work() : bracket(db, 'BEGIN IMMEDIATE', ['COMMIT'], ['ROLLBACK'], work);
 }
-
-/** Runs `work` inside the current transaction so that, if it throws, only its own changes are undone. */
-export function inSavepoint<T>(db: Db, work: () => T): T {
-  return bracket(db, 'SAVEPOINT unit', ['RELEASE unit'], ['ROLLBACK TO unit', 'RELEASE unit'], work);
-}

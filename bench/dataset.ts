@@ -1,0 +1,168 @@
+// Bench databases built with SQL, not through HTTP: a project's members and ledger at scale in a
+// few statements, cached in <os tmpdir>/punchcard-bench/ keyed by schema version and size, so a
+// second run reuses the file. The schema comes from the real migrations (openStore); only the rows
+// are written directly, in the shape post() writes them.
+//
+// Ledger: `members` members (member-0 …), each with `perMember` awards of 1 point, interleaved in
+// ledger order the way traffic would write them (transaction i belongs to member i mod members).
+// Transaction i of a member has balance i, and every member's points and lifetime earnings equal
+// perMember, so checkLedger holds for every member without replaying anything.
+//
+// Search: `members` members with realistic names, emails and externalIds (cust-…), and the
+// trigram index built in one pass (FTS5 'rebuild') instead of one trigger call per row.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrationsFromDir } from '../src/db/migrations.ts';
+import { createProject } from '../src/domain/projects.ts';
+import { openStore } from '../src/store.ts';
+
+/** Bench databases are throwaway: one fixed master key opens every one of them. */
+export const BENCH_MASTER_KEY = '00'.repeat(32);
+
+export const CACHE_DIR = join(tmpdir(), 'punchcard-bench');
+
+export interface Dataset {
+  path: string;
+  projectId: string;
+  members: number;
+  /** Seconds spent building it in this run; 0 when the cached file was reused. */
+  buildSeconds: number;
+}
+
+const FIRST = ['Anna', 'Ben', 'Carla', 'David', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena', 'Marta', 'Noah',
+  'Olga', 'Pablo', 'Quinn', 'Rosa', 'Sven', 'Tara', 'Umar', 'Vera', 'Wei', 'Ximena', 'Yusuf', 'Zoe', 'Amir', 'Bianca', 'Chen', 'Dana',
+  'Emil', 'Fatima', 'Gustav', 'Hanna', 'Igor', 'Julia', 'Karim', 'Lucia', 'Mateo', 'Nora'];
+const LAST = ['Garcia', 'Smith', 'Müller', 'Rossi', 'Nowak', 'Silva', 'Kim', 'Yilmaz', 'Jensen', 'Dubois', 'Novak', 'Tanaka', 'Kowalski',
+  'Fischer', 'Moreau', 'Lopez', 'Andersson', 'Petrov', 'Ivanova', 'Costa', 'Bakker', 'Horvat', 'Popescu', 'Nagy', 'Schmidt', 'Weber',
+  'Wagner', 'Becker', 'Hoffmann', 'Schulz', 'Keller', 'Richter', 'Klein', 'Wolf', 'Neumann', 'Schwarz', 'Zimmermann', 'Braun',
+  'Hofmann', 'Hartmann', 'Lange', 'Werner', 'Krause', 'Meier', 'Lehmann', 'Huber', 'Kaiser', 'Fuchs', 'Peters', 'Scholz'];
+const DOMAINS = ['example.com', 'mail.example', 'shop.example.org', 'inbox.example.net'];
+
+/** The search dataset's profile of member `i` (1-based), the same in SQL and in the bench's queries. */
+export function searchProfile(i: number): { externalId: string; email: string; name: string } {
+  const first = FIRST[i % FIRST.length]!;
+  const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
+  return {
+    externalId: `cust-${String(i).padStart(7, '0')}`,
+    email: `${first.toLowerCase()}.${last.toLowerCase()}${i % 997}@${DOMAINS[i % DOMAINS.length]}`,
+    name: `${first} ${last}`,
+  };
+}
+
+const schemaVersion = () => Math.max(...migrationsFromDir().map((m) => m.version));
+
+/** 1..n as a table, for INSERT … SELECT. */
+const numbers = (n: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
+
+/** created_at of row i: one second apart, ending before 2026, ISO 8601 like toISOString(). */
+const timestamp = (i: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + ${i}, 'unixepoch')`;
+
+/**
+ * Returns the cached dataset `name`, or builds it: `fill` runs on a connection without journal or
+ * fsync (a half-built file is deleted, never renamed into place), then the file goes back to WAL.
+ * The build stops with an error once it has run for `limitSeconds`.
+ */
+async function cached(
+  name: string,
+  limitSeconds: number,
+  fill: (db: Database.Database, projectId: string, deadline: () => void) => void,
+): Promise<Omit<Dataset, 'members'>> {
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const path = join(CACHE_DIR, `${name}-schema${schemaVersion()}.db`);
+  const projectOf = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare("SELECT id FROM projects WHERE name = 'Bench'").pluck().get() as string;
+    } finally {
+      db.close();
+    }
+  };
+  if (existsSync(path)) return { path, projectId: projectOf(path), buildSeconds: 0 };
+
+  const started = performance.now();
+  const building = `${path}.building`;
+  for (const suffix of ['', '-wal', '-shm', '.key']) rmSync(`${building}${suffix}`, { force: true });
+  try {
+    const store = await openStore({ path: building, masterKey: BENCH_MASTER_KEY });
+    const { project } = createProject(store.db, store.box, { name: 'Bench' }, new Date('2025-01-01T00:00:00Z'));
+    store.close();
+    const db = new Database(building);
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      db.pragma('cache_size = -262144'); // 256 MB: index builds sort in memory
+      const deadline = () => {
+        const seconds = (performance.now() - started) / 1000;
+        if (seconds > limitSeconds) throw new Error(`building ${name} took over ${limitSeconds} s (BENCH_BUILD_LIMIT); gave up`);
+      };
+      fill(db, project.id, deadline);
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    renameSync(building, path);
+  } finally {
+    for (const suffix of ['', '-wal', '-shm', '.key']) rmSync(`${building}${suffix}`, { force: true });
+  }
+  return { path, projectId: projectOf(path), buildSeconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+/** Drops the named indexes and triggers while `work` runs and recreates them from their own SQL after. */
+function without(db: Database.Database, names: string[], work: () => void): void {
+  const definitions = names.map((name) => db.prepare('SELECT type, sql FROM sqlite_master WHERE name = ?').get(name) as { type: string; sql: string });
+  for (const [i, name] of names.entries()) db.exec(`DROP ${definitions[i]!.type.toUpperCase()} ${name}`);
+  work();
+  for (const { sql } of definitions) db.exec(sql);
+}
+
+export async function ledgerDataset(members: number, perMember: number, limitSeconds: number): Promise<Dataset> {
+  const built = await cached(`ledger-${members}x${perMember}`, limitSeconds, (db, projectId, deadline) => {
+    db.prepare(`${numbers(members)} INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
+      SELECT i, printf('mem_%022d', i), @projectId, 'member-' || (i - 1), ${perMember}, ${perMember}, ${timestamp('i')}, ${timestamp('i')} FROM n`)
+      .run({ projectId });
+    // Appending to the history index in ledger order touches a random page per row; building it
+    // afterwards sorts once.
+    without(db, ['transactions_member'], () => {
+      const total = members * perMember;
+      const chunk = 1_000_000;
+      // Integers go into the SQL as literals: better-sqlite3 binds JS numbers as REAL, and a REAL
+      // division would make fractional balances.
+      const insert = (from: number) => db.prepare(`${numbers(chunk)} INSERT INTO transactions (id, public_id, project_id, member_id,
+        amount, balance, type, source, actor, created_at)
+        SELECT ${from} + i, printf('txn_%022d', ${from} + i), @projectId, (${from} + i - 1) % ${members} + 1, 1, (${from} + i - 1) / ${members} + 1,
+          'EARNED', 'api', 'sk_live_benc', ${timestamp(`(${from} + i) / 100`)} FROM n WHERE ${from} + i <= ${total}`).run({ projectId });
+      for (let from = 0; from < total; from += chunk) {
+        db.transaction(() => insert(from))();
+        deadline();
+      }
+    });
+  });
+  return { ...built, members };
+}
+
+export async function searchDataset(members: number, limitSeconds: number): Promise<Dataset> {
+  const built = await cached(`search-${members}`, limitSeconds, (db, projectId) => {
+    db.function('profile', { deterministic: true }, (i: unknown, field: unknown) =>
+      searchProfile(Number(i))[field as 'externalId' | 'email' | 'name']);
+    without(db, ['members_search_insert'], () => {
+      db.prepare(`${numbers(members)} INSERT INTO members (id, public_id, project_id, external_id, email, name, created_at, updated_at)
+        SELECT i, printf('mem_%022d', i), @projectId, profile(i, 'externalId'), profile(i, 'email'), profile(i, 'name'),
+          ${timestamp('i')}, ${timestamp('i')} FROM n`).run({ projectId });
+      db.exec("INSERT INTO members_search (members_search) VALUES ('rebuild')");
+    });
+  });
+  return { ...built, members };
+}
+
+/** The file's size once its WAL is checkpointed into it. */
+export function checkpointedSize(path: string): number {
+  const db = new Database(path);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  return statSync(path).size;
+}
