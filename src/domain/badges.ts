@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
-import { getItem } from './catalog.ts';
+import { getItem, liveItems } from './catalog.ts';
 import { badges, type Badge, type BadgeCriterion } from './catalog/badges.ts';
 import { hotCatalog } from './catalog-cache.ts';
 import { conflict, forbidden, notFound } from './errors.ts';
@@ -28,6 +28,17 @@ export function listMemberBadges(db: Db, projectId: string, externalId: string):
     b.rarity, mb.awarded_at AS earnedAt FROM member_badges mb JOIN badges b ON b.id = mb.badge_id
     WHERE mb.member_id = ? ORDER BY mb.id`).all(member.id);
   return { badges: rows };
+}
+
+/** The widget's badge view: what the member holds (with awardedAt) and the live badges they do not. */
+export function memberBadgeBoard(db: Db, projectId: string, externalId: string) {
+  const earned = listMemberBadges(db, projectId, externalId).badges
+    .map(({ earnedAt, ...badge }) => ({ ...badge, awardedAt: earnedAt }));
+  const held = new Set(earned.map((badge) => badge.badgeId));
+  const available = (liveItems(db, badges, projectId) as unknown as Badge[])
+    .filter((badge) => !held.has(badge.id))
+    .map(({ id, name, description, imageUrl, rarity }) => ({ id, name, description, imageUrl, rarity }));
+  return { earned, available };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { evaluateBadgeCriteria, grantBadge } from './badges.ts';
-import { getItem, toItem } from './catalog.ts';
+import { getItem, listItems, toItem } from './catalog.ts';
 import { badges, type Badge } from './catalog/badges.ts';
 import { quests, type Quest } from './catalog/quests.ts';
 import { AppError, conflict, forbidden } from './errors.ts';
@@ -239,4 +239,35 @@ export function memberQuestHistory(db: Db, memberId: number) {
     p.target_count AS targetCount, p.status, p.points_awarded AS pointsAwarded, p.completed_at AS completedAt, p.metadata, p.created_at AS createdAt
     FROM quest_progress p JOIN quests q ON q.id = p.quest_id WHERE p.member_id = ? ORDER BY p.id`).all(memberId)
     .map((row) => ({ ...row, metadata: row.metadata === null ? null : JSON.parse(row.metadata as string) as unknown }));
+}
+
+/** A quest as a member sees it in the widget: the definition and how far they have got. */
+export interface MemberQuest {
+  id: string;
+  name: string;
+  description: string | null;
+  imageUrl: string | null;
+  completionMode: Quest['completionMode'];
+  points: number;
+  targetCount: number;
+  repeatable: boolean;
+  endsAt: string | null;
+  progress: number;
+  /** Of the member's latest attempt; null before their first. */
+  status: ProgressRow['status'] | null;
+}
+
+/** The quests that apply now (at most 100), each with the member's latest progress toward it. */
+export function memberQuestBoard(db: Db, projectId: string, externalId: string, now: Date): { quests: MemberQuest[] } {
+  const member = requireMember(db, projectId, externalId);
+  const latest = new Map(stmt<Pick<ProgressRow, 'quest_id' | 'progress' | 'status'>>(db,
+    'SELECT quest_id, progress, status FROM quest_progress WHERE member_id = ? ORDER BY id').all(member.id).map((row) => [row.quest_id, row]));
+  const live = listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items as unknown as Quest[];
+  return {
+    quests: live.map((quest) => ({
+      id: quest.id, name: quest.name, description: quest.description, imageUrl: quest.imageUrl, completionMode: quest.completionMode,
+      points: quest.points, targetCount: quest.targetCount, repeatable: quest.repeatable, endsAt: quest.endsAt,
+      progress: latest.get(quest.id)?.progress ?? 0, status: latest.get(quest.id)?.status ?? null,
+    })),
+  };
 }

@@ -1,0 +1,7 @@
+import { memberBadgeBoard } from '../../domain/badges.ts';
+import type { WidgetApi } from './api.ts';
+
+/** The member's badges: earned (with awardedAt) and still to earn. */
+export function badgeRoutes({ route, ctx }: WidgetApi): void {
+  route('GET', '/badges', 'badges', (_event, { session }) => memberBadgeBoard(ctx.db, session.projectId, session.externalId));
+}
