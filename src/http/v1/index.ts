@@ -4,6 +4,7 @@ import { mountResources } from './api.ts';
 import { badgeRoutes } from './badges.ts';
 import { catalogRoutes } from './catalog.ts';
 import { gameRoutes } from './games.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
 import { memberRoutes } from './members.ts';
 import { pointRoutes } from './points.ts';
 import { projectRoutes } from './project.ts';
@@ -11,5 +12,5 @@ import { questRoutes } from './quests.ts';
 
 /** The server REST API under /api/v1: one file per resource, secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
-  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, gameRoutes]);
+  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, gameRoutes, leaderboardRoutes]);
 }
