@@ -9,8 +9,9 @@ import { memberRoutes } from './members.ts';
 import { pointRoutes } from './points.ts';
 import { projectRoutes } from './project.ts';
 import { questRoutes } from './quests.ts';
+import { shareRoutes } from './share.ts';
 
 /** The server REST API under /api/v1: one file per resource, secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
-  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, gameRoutes, leaderboardRoutes]);
+  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, gameRoutes, leaderboardRoutes, shareRoutes]);
 }
