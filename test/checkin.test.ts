@@ -136,4 +136,14 @@ describe('daily check-in', () => {
     expect((await checkin('idle', other.api)).status).toBe(404);
     expect(tableCounts(server)).toEqual(before);
   });
+
+  it('counts the 23-hour day when daylight saving time starts (8 March 2026 in Los Angeles)', async () => {
+    expect((await server.api.post('/api/v1/members', { externalId: 'dst' })).status).toBe(201);
+    clock.current = new Date('2026-03-08T07:30:00.000Z'); // 23:30 on 7 March, PST (UTC−8)
+    expect((await checkin('dst')).body.newStreak).toBe(1);
+    expect((await checkin('dst')).headers['retry-after']).toBe('1800');
+    clock.current = new Date('2026-03-09T06:30:00.000Z'); // 23:30 on 8 March, PDT (UTC−7): the same streak's next day
+    expect((await checkin('dst')).body.newStreak).toBe(2);
+    expect((await checkin('dst')).headers['retry-after']).toBe('1800');
+  });
 });

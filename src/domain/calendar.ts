@@ -21,9 +21,25 @@ function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, optio
 export const projectTimeZone = (db: Db, projectId: string): string =>
   stmt<string>(db, 'SELECT timezone FROM projects WHERE id = ?').pluck().get(projectId) ?? 'UTC';
 
-/** The local calendar date (YYYY-MM-DD) of `at` in `timeZone`. */
-export const localDate = (at: Date, timeZone: string): string =>
+const formatDate = (at: Date, timeZone: string): string =>
   cached(dayFormats, timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+
+/**
+ * The last date computed per time zone, valid from the instant it was computed for until the next
+ * local midnight. Every award asks for today's date (leaderboard periods), and Intl formatting
+ * costs more than the rest of that work; this makes it a comparison of two numbers.
+ */
+const recentDates = new Map<string, { from: number; until: number; date: string }>();
+
+/** The local calendar date (YYYY-MM-DD) of `at` in `timeZone`. */
+export function localDate(at: Date, timeZone: string): string {
+  const time = at.getTime();
+  const recent = recentDates.get(timeZone);
+  if (recent && time >= recent.from && time < recent.until) return recent.date;
+  const date = formatDate(at, timeZone);
+  recentDates.set(timeZone, { from: time, until: nextLocalMidnight(at, timeZone).getTime(), date });
+  return date;
+}
 
 /** The date `days` after (or before) a YYYY-MM-DD date. */
 export const shiftDate = (date: string, days: number): string =>
@@ -47,7 +63,7 @@ function offsetMs(at: Date, timeZone: string): number {
 
 /** The instant the local date after `at`'s begins in `timeZone` (the next local midnight). */
 export function nextLocalMidnight(at: Date, timeZone: string): Date {
-  const midnightAsUtc = Date.parse(`${shiftDate(localDate(at, timeZone), 1)}T00:00:00Z`);
+  const midnightAsUtc = Date.parse(`${shiftDate(formatDate(at, timeZone), 1)}T00:00:00Z`);
   const guess = midnightAsUtc - offsetMs(at, timeZone);
   // A daylight-saving change between now and midnight moves the offset: correct once with it.
   return new Date(midnightAsUtc - offsetMs(new Date(guess), timeZone));

@@ -16,8 +16,11 @@ export type Period = (typeof PERIODS)[number];
 /** The key of each period holding `now`: '' (all), YYYY-MM, the week's Monday YYYY-MM-DD, YYYY-MM-DD. */
 function periodKeys(db: Db, projectId: string, now: Date): Record<Period, string> {
   const day = localDate(now, projectTimeZone(db, projectId));
-  return { all: '', month: day.slice(0, 7), week: weekStart(day), day };
+  // Awards come in runs on the same day: derive the keys once per day seen.
+  if (recentKeys?.day !== day) recentKeys = { all: '', month: day.slice(0, 7), week: weekStart(day), day };
+  return recentKeys;
 }
+let recentKeys: Record<Period, string> | undefined;
 
 /**
  * Adds an award to the member's totals for the current day, week, month and all time, in the
