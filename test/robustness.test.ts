@@ -26,7 +26,9 @@ const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirt
   'key', 'completionMode', 'action', 'targetCount', 'points', 'badgeId', 'repeatable', 'cooldownMinutes', 'startsAt', 'endsAt', 'isActive',
   'type', 'pointsCost', 'stock', 'maxClaimsPerUser', 'minLevel', 'discountConfig', 'rarity', 'criteria', 'prizes', 'streakBonuses',
   'code', 'rewardType', 'rewardId', 'multiplier', 'sources', 'level', 'minTotalPointsEarned', 'event', 'properties', 'progress',
-  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare'];
+  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare',
+  // social share
+  'platform', 'shareType'];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 15);
@@ -80,6 +82,10 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/v1/quests/qst_nope/complete'],
   ['POST', '/api/v1/members/target/badges'],
   ['DELETE', '/api/v1/members/target/badges'],
+  // games, check-in, social share
+  ['POST', '/api/v1/games/gam_nope/play'],
+  ['POST', '/api/v1/games/gam_nope/checkin'],
+  ['POST', '/api/v1/members/target/social-share'],
 ];
 
 describe('arbitrary request bodies', () => {

@@ -6,6 +6,7 @@ import { addMs, DAY_MS } from './clock.ts';
 import { badRequest, insufficientPoints } from './errors.ts';
 import { newId } from './ids.ts';
 import { memberById, requireMember, toMember, type Member, type MemberRow } from './members.ts';
+import { addToLeaderboards } from './leaderboard.ts';
 import { emit } from './outbox.ts';
 
 export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
@@ -120,6 +121,7 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
     if (posting.amount > 0) evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
+    if (posting.amount > 0) addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
     return { transaction: toTransaction(row), member: toMember(db, updated) };
   });
 }

@@ -1,6 +1,30 @@
 import { badRequest } from '../errors.ts';
 import type { CatalogKind } from '../catalog.ts';
 
+export type GameType = 'SPIN_WHEEL' | 'SLOTS' | 'DICE' | 'SCRATCH_CARD' | 'DAILY_CHECKIN';
+
+export interface Prize {
+  name: string;
+  value: number;
+  /** Relative chance of being drawn; 0 = shown on the wheel but never drawn. */
+  weight: number;
+}
+
+export interface Game {
+  id: string;
+  name: string;
+  type: GameType;
+  pointsCost: number;
+  maxPlaysPerUser: number | null;
+  dailyPlaysLimit: number | null;
+  cooldownMinutes: number;
+  prizes: Prize[];
+  checkinPoints: number;
+  streakBonuses: { day: number; bonus: number }[];
+  isActive: boolean;
+  archivedAt: string | null;
+}
+
 export const games: CatalogKind = {
   path: 'games',
   listKey: 'games',

@@ -3,13 +3,16 @@ import type { AppContext } from '../context.ts';
 import { mountResources } from './api.ts';
 import { badgeRoutes } from './badges.ts';
 import { catalogRoutes } from './catalog.ts';
+import { gameRoutes } from './games.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
 import { memberRoutes } from './members.ts';
 import { pointRoutes } from './points.ts';
 import { projectRoutes } from './project.ts';
 import { questRoutes } from './quests.ts';
+import { shareRoutes } from './share.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** The server REST API under /api/v1: one file per resource, secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
-  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, webhookRoutes]);
+  mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes, gameRoutes, leaderboardRoutes, shareRoutes, webhookRoutes]);
 }

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/domain/audit.ts';
+import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
+
+let server: TestServer;
+// Saturday 31 January 2026, 23:30 in Tokyo (UTC+9).
+const clock = new TestClock(new Date('2026-01-31T14:30:00.000Z'));
+const MINUTE = 60_000;
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+  expect((await server.api.patch('/api/v1/project', { timezone: 'Asia/Tokyo' })).status).toBe(200);
+  for (const [externalId, name] of [['alice', 'Alice'], ['bob', 'Bob'], ['carol', 'Carol'], ['dave', 'Dave']]) {
+    expect((await server.api.post('/api/v1/members', { externalId, name })).status).toBe(201);
+  }
+});
+afterAll(async () => {
+  expect(checkLedger(server.ctx.db)).toEqual([]);
+  await server.stop();
+});
+
+const award = async (externalId: string, amount: number) => expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount })).status).toBe(200);
+const board = async (period: string, api = server.api) => {
+  const res = await api.get(`/api/v1/leaderboard?period=${period}`);
+  expect(res.status, res.text).toBe(200);
+  expect(res.body.period).toBe(period);
+  return (res.body.entries as { externalId: string; points: number; rank: number }[]).map((e) => `${e.rank}:${e.externalId}:${e.points}`);
+};
+
+describe('GET /leaderboard', () => {
+  it('ranks by points earned in the period, ties going to whoever got there first', async () => {
+    await award('alice', 100);
+    clock.advance(MINUTE);
+    await award('bob', 100);
+    const res = await server.api.get('/api/v1/leaderboard');
+    expect(res.body).toEqual({ period: 'all', entries: [
+      { rank: 1, externalId: 'alice', name: 'Alice', points: 100 }, { rank: 2, externalId: 'bob', name: 'Bob', points: 100 },
+    ] });
+    for (const period of ['day', 'week', 'month']) expect(await board(period)).toEqual(['1:alice:100', '2:bob:100']);
+  });
+
+  it('starts a new day and month at local midnight, while the week (Monday to Sunday) goes on', async () => {
+    clock.current = new Date('2026-01-31T15:10:00.000Z'); // Sunday 1 February, 00:10 in Tokyo
+    expect(await board('day')).toEqual([]);
+    expect(await board('month')).toEqual([]);
+    expect(await board('week')).toEqual(['1:alice:100', '2:bob:100']);
+    await award('carol', 50);
+    expect(await board('day')).toEqual(['1:carol:50']);
+    expect(await board('month')).toEqual(['1:carol:50']);
+    expect(await board('week')).toEqual(['1:alice:100', '2:bob:100', '3:carol:50']);
+    clock.current = new Date('2026-02-01T15:10:00.000Z'); // Monday 2 February, 00:10 in Tokyo: a new week
+    expect(await board('week')).toEqual([]);
+    expect(await board('month')).toEqual(['1:carol:50']);
+    expect(await board('all')).toEqual(['1:alice:100', '2:bob:100', '3:carol:50']);
+  });
+
+  it('counts only awards: spending never lowers a rank; a tie reached later ranks lower', async () => {
+    await award('bob', 1);
+    clock.advance(MINUTE);
+    await award('alice', 1);
+    await award('bob', -90);
+    expect(await board('all')).toEqual(['1:bob:101', '2:alice:101', '3:carol:50']);
+    expect(await board('day')).toEqual(['1:bob:1', '2:alice:1']);
+    // The all-time totals are the members' lifetime earnings.
+    const mismatched = server.ctx.db.prepare(`SELECT count(*) AS n FROM members m LEFT JOIN leaderboard_totals t
+      ON t.member_id = m.id AND t.period = 'all' WHERE coalesce(t.points, 0) <> m.total_points_earned`).get() as { n: number };
+    expect(mismatched.n).toBe(0);
+  });
+
+  it('honours limit, and shows an erased member without a name', async () => {
+    const top = await server.api.get('/api/v1/leaderboard?period=all&limit=1');
+    expect(top.body.entries).toEqual([{ rank: 1, externalId: 'bob', name: 'Bob', points: 101 }]);
+    expect((await server.api.delete('/api/v1/members/bob')).status).toBe(200);
+    const after = await server.api.get('/api/v1/leaderboard?limit=1');
+    expect(after.body.entries).toEqual([{ rank: 1, externalId: expect.stringMatching(/^mem_/), name: null, points: 101 }]);
+  });
+
+  it('refuses bad queries with 400 naming the parameter', async () => {
+    const before = tableCounts(server);
+    const cases: [string, RegExp][] = [
+      ['period=year', /period/], ['period=', /period/], ['limit=0', /limit/], ['limit=101', /limit/], ['limit=ten', /limit/],
+      ['limit=1&limit=2', /limit/], ['sort=desc', /sort/],
+    ];
+    for (const [query, message] of cases) {
+      const res = await server.api.get(`/api/v1/leaderboard?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    expect((await server.api.get('/api/v1/leaderboard/members/carol?period=year')).status).toBe(400);
+    expect((await server.api.get('/api/v1/leaderboard/members/carol?limit=3')).status).toBe(400);
+    expect(tableCounts(server)).toEqual(before);
+  });
+});
+
+describe('GET /leaderboard/members/{externalId}', () => {
+  it("gives the member's rank and points in every period, or in the one asked for", async () => {
+    const res = await server.api.get('/api/v1/leaderboard/members/alice');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      externalId: 'alice', name: 'Alice',
+      ranks: { all: { rank: 2, points: 101 }, month: { rank: 3, points: 1 }, week: { rank: 2, points: 1 }, day: { rank: 2, points: 1 } },
+    });
+    const carol = await server.api.get('/api/v1/leaderboard/members/carol?period=month');
+    expect(carol.body).toEqual({ externalId: 'carol', name: 'Carol', ranks: { month: { rank: 1, points: 50 } } });
+    const dave = await server.api.get('/api/v1/leaderboard/members/dave');
+    expect(dave.body.ranks.all).toEqual({ rank: null, points: 0 });
+    expect((await server.api.get('/api/v1/leaderboard/members/nobody')).status).toBe(404);
+  });
+
+  it("keeps projects apart: another project's board is its own, and our members are 404 there", async () => {
+    const other = server.addProject('Other');
+    expect((await other.api.post('/api/v1/members', { externalId: 'alice', name: 'Other Alice' })).status).toBe(201);
+    expect((await other.api.post('/api/v1/members/alice/points', { amount: 7 })).status).toBe(200);
+    expect(await board('all', other.api)).toEqual(['1:alice:7']);
+    expect((await other.api.get('/api/v1/leaderboard/members/carol')).status).toBe(404);
+    expect((await server.api.get('/api/v1/leaderboard/members/alice')).body.ranks.all).toEqual({ rank: 2, points: 101 });
+  });
+});
