@@ -72,6 +72,8 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/v1/quests/qst_nope/complete'],
   ['POST', '/api/v1/members/target/badges'],
   ['DELETE', '/api/v1/members/target/badges'],
+  // rewards, promo codes, referrals
+  ['POST', '/api/v1/rewards/rwd_nope/redeem'],
 ];
 
 describe('arbitrary request bodies', () => {

@@ -60,6 +60,7 @@ export async function startTestServer(options: { clock?: TestClock } = {}): Prom
 /** Row counts of every table that a request could change, to assert "nothing was written". */
 export function tableCounts(server: RunningServer): Record<string, number> {
   const tables = ['members', 'transactions', 'point_lots', 'idempotency_keys', 'api_keys', 'projects', 'webhooks', 'events', 'webhook_deliveries',
-    'quests', 'rewards', 'badges', 'games', 'promo_codes', 'multipliers', 'levels', 'quest_progress', 'member_badges'];
+    'quests', 'rewards', 'badges', 'games', 'promo_codes', 'multipliers', 'levels', 'quest_progress', 'member_badges',
+    'reward_claims', 'promo_redemptions', 'referral_codes', 'referrals'];
   return Object.fromEntries(tables.map((t) => [t, (server.ctx.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
 }
