@@ -24,7 +24,7 @@ const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirt
   'key', 'completionMode', 'action', 'targetCount', 'points', 'badgeId', 'repeatable', 'cooldownMinutes', 'startsAt', 'endsAt', 'isActive',
   'type', 'pointsCost', 'stock', 'maxClaimsPerUser', 'minLevel', 'discountConfig', 'rarity', 'criteria', 'prizes', 'streakBonuses',
   'code', 'rewardType', 'rewardId', 'multiplier', 'sources', 'level', 'minTotalPointsEarned', 'event', 'properties', 'progress',
-  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare'];
+  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare', 'referralCode'];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 14);
@@ -74,6 +74,8 @@ const ROUTES: [string, string][] = [
   ['DELETE', '/api/v1/members/target/badges'],
   // rewards, promo codes, referrals
   ['POST', '/api/v1/rewards/rwd_nope/redeem'],
+  ['POST', '/api/v1/promo-codes/redeem'],
+  ['POST', '/api/v1/referrals/apply'],
 ];
 
 describe('arbitrary request bodies', () => {

@@ -179,9 +179,6 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
   });
 }
 
-/** The claim's id, as a database row id, for tables that point at claims. */
-export const claimRowId = (db: Db, publicId: string) => stmt<number>(db, 'SELECT id FROM reward_claims WHERE public_id = ?').pluck().get(publicId)!;
-
 /** POST /rewards/{id}/redeem (and the widget's POST /rewards). */
 export function redeemReward(db: Db, projectId: string, rewardId: string, externalId: string, actor: string, now: Date) {
   return atomically(db, () => {
