@@ -8,10 +8,11 @@ import { pointRoutes } from './points.ts';
 import { projectRoutes } from './project.ts';
 import { promoRoutes } from './promo.ts';
 import { questRoutes } from './quests.ts';
+import { referralRoutes } from './referrals.ts';
 import { rewardRoutes } from './rewards.ts';
 
 /** The server REST API under /api/v1: one file per resource, secret key required on every route. */
 export function mountServerApi(app: H3, ctx: AppContext): void {
   mountResources(app, ctx, [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes,
-    rewardRoutes, promoRoutes]);
+    rewardRoutes, promoRoutes, referralRoutes]);
 }
