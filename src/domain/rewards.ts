@@ -116,6 +116,9 @@ interface ClaimRow {
 }
 
 const CLAIM_SELECT = 'SELECT id, public_id, reward_id, member_id, points_spent, coupon_code, status, created_at, updated_at FROM reward_claims';
+/** Claims with their member's externalId, for the operator's views across members. */
+const CLAIM_WITH_MEMBER = `SELECT c.id, c.public_id, c.reward_id, c.member_id, c.points_spent, c.coupon_code, c.status, c.created_at, c.updated_at,
+  m.external_id FROM reward_claims c JOIN members m ON m.id = c.member_id`;
 
 function toClaim(db: Db, row: ClaimRow, reward: Reward, externalId: string): Claim {
   const { id, name, description, imageUrl, type, pointsCost } = reward;
@@ -197,9 +200,7 @@ export function memberClaims(db: Db, projectId: string, externalId: string): { c
 
 /** The operator's list (`punchcard claims list`): optionally one reward's, or one status. */
 export function listClaims(db: Db, projectId: string, filter: { rewardId?: string | undefined; status?: string | undefined; limit: number }): { claims: Claim[] } {
-  const rows = stmt<ClaimRow & { external_id: string }>(db, `SELECT c.id, c.public_id, c.reward_id, c.member_id, c.points_spent, c.coupon_code, c.status,
-    c.created_at, c.updated_at, m.external_id FROM reward_claims c JOIN members m ON m.id = c.member_id
-    WHERE c.project_id = @projectId AND (@rewardId IS NULL OR c.reward_id = @rewardId) AND (@status IS NULL OR c.status = @status)
+  const rows = stmt<ClaimRow & { external_id: string }>(db, `${CLAIM_WITH_MEMBER} WHERE c.project_id = @projectId AND (@rewardId IS NULL OR c.reward_id = @rewardId) AND (@status IS NULL OR c.status = @status)
     ORDER BY c.id DESC LIMIT @limit`).all({ projectId, rewardId: filter.rewardId ?? null, status: filter.status ?? null, limit: filter.limit });
   return { claims: rows.map((row) => toClaim(db, row, requireReward(db, projectId, row.reward_id), row.external_id)) };
 }
@@ -209,8 +210,7 @@ export const FULFILMENT_STATUSES = ['PENDING', 'SHIPPED', 'DELIVERED'] as const;
 /** `punchcard claims fulfil`: moves a PHYSICAL claim's fulfilment status. */
 export function fulfilClaim(db: Db, projectId: string, claimId: string, status: (typeof FULFILMENT_STATUSES)[number], now: Date): Claim {
   return atomically(db, () => {
-    const row = stmt<ClaimRow & { external_id: string }>(db, `SELECT c.id, c.public_id, c.reward_id, c.member_id, c.points_spent, c.coupon_code, c.status,
-      c.created_at, c.updated_at, m.external_id FROM reward_claims c JOIN members m ON m.id = c.member_id WHERE c.public_id = ? AND c.project_id = ?`)
+    const row = stmt<ClaimRow & { external_id: string }>(db, `${CLAIM_WITH_MEMBER} WHERE c.public_id = ? AND c.project_id = ?`)
       .get(claimId, projectId);
     if (!row) throw notFound(`No claim with id "${claimId}" in this project`);
     const reward = requireReward(db, projectId, row.reward_id);
