@@ -80,6 +80,8 @@ describe('POST /referrals/apply', () => {
     expect(twice.body.message).toContain('already been referred');
     expect((await apply('ghost', 'ZZZZZZZZ')).status).toBe(404);
     expect(tableCounts(server)).toEqual(before);
+    expect((await server.api.delete('/api/v1/members/uma')).status).toBe(200);
+    expect((await apply('after-erasure', other)).status).toBe(404);
   });
 
   it('on FIRST_ORDER, stays PENDING until convertReferral, which pays the referrer once', async () => {

@@ -122,6 +122,19 @@ describe('POST /rewards/{id}/redeem', () => {
   });
 });
 
+describe('idempotency', () => {
+  it('a retried claim with the same Idempotency-Key answers the first claim again and spends once', async () => {
+    const id = await createReward({ name: 'Retry-safe', type: 'COUPON', pointsCost: 5 });
+    await memberWith('retrier', 20);
+    const send = () => server.api.post(`/api/v1/rewards/${id}/redeem`, { externalId: 'retrier' }, { headers: { 'idempotency-key': 'claim-1' } });
+    const first = await send();
+    const second = await send();
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body.claim).toEqual(first.body.claim);
+    expect((await server.api.get('/api/v1/members/retrier')).body.points).toBe(15);
+  });
+});
+
 describe('bad input and tenancy', () => {
   it('answers 400 naming the field and writes nothing', async () => {
     const id = await createReward({ name: 'Any', type: 'CUSTOM', pointsCost: 1 });

@@ -167,7 +167,9 @@ export function applyReferral(db: Db, projectId: string, input: ApplyInput, acto
   { success: true; referral: Referral; member: Member; rewardsAwarded: { referrer: number; referee: number } } {
   return atomically(db, () => {
     const code = input.referralCode.trim().toUpperCase();
-    const referrerId = stmt<number>(db, 'SELECT member_id FROM referral_codes WHERE project_id = ? AND code = ?').pluck().get(projectId, code);
+    // An erased member's code no longer refers anyone.
+    const referrerId = stmt<number>(db, `SELECT rc.member_id FROM referral_codes rc JOIN members m ON m.id = rc.member_id
+      WHERE rc.project_id = ? AND rc.code = ? AND m.erased_at IS NULL`).pluck().get(projectId, code);
     if (referrerId === undefined) throw notFound(`No referral code "${input.referralCode}" in this project`);
     if (!findMember(db, projectId, input.externalId)) {
       const profile: MemberProfile & { externalId: string } = { externalId: input.externalId };
