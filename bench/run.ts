@@ -211,14 +211,17 @@ async function awardRun(id: string, name: string, db: string, synchronous: 'FULL
 // --- the cases -----------------------------------------------------------------------------------
 
 /** Benches of their own (bench/<name>.ts): each pins its server and load the same way and prints its figures. */
-const STANDALONE: [string, string][] = [
-  ['webhooks', 'webhook deliveries/s to a local receiver, enqueue-to-delivery p99, award route with one subscribed webhook vs none'],
-  ['events', 'POST /events matching one quest, with 1 and with 200 active quests'],
+const STANDALONE: [name: string, what: string, args: string[]][] = [
+  ['webhooks', 'webhook deliveries/s to a local receiver, enqueue-to-delivery p99, award route with one subscribed webhook vs none', []],
+  ['events', 'POST /events matching one quest, with 1 and with 200 active quests', []],
+  ['claims', 'reward claims per second on one reward with stock (contention)', []],
+  ['games', 'game plays per second, the leaderboard\'s cost per award, leaderboard p99 at scale',
+    QUICK ? ['--transactions', '1000000', '--members', '10000', '--plays', '2000'] : []],
 ];
 
-function standalone(name: string): Promise<void> {
+function standalone(name: string, args: string[]): Promise<void> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./${name}.ts`, import.meta.url))], { stdio: 'inherit', env: { ...process.env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), ...args], { stdio: 'inherit' });
     child.once('error', fail);
     child.once('exit', (code) => (code === 0 ? done() : fail(new Error(`bench/${name}.ts exited with ${code}`))));
   });
@@ -312,7 +315,7 @@ const CASES: Case[] = [
       });
     },
   },
-  ...STANDALONE.map(([name, what]): Case => ({ name, what, run: () => standalone(name) })),
+  ...STANDALONE.map(([name, what, args]): Case => ({ name, what, run: () => standalone(name, args) })),
   {
     name: 'widget-size',
     what: `the widget script's size (budget ${WIDGET_BUDGET_BYTES / 1024} KB gzipped)`,

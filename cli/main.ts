@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { AppError } from '../src/domain/errors.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
+import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -25,9 +26,11 @@ const program = new Command('punchcard')
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
-  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, seedCommand]) {
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand]) {
   program.addCommand(command);
 }
+
+addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
 try {
   await program.parseAsync();

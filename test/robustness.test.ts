@@ -26,7 +26,7 @@ const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirt
   'key', 'completionMode', 'action', 'targetCount', 'points', 'badgeId', 'repeatable', 'cooldownMinutes', 'startsAt', 'endsAt', 'isActive',
   'type', 'pointsCost', 'stock', 'maxClaimsPerUser', 'minLevel', 'discountConfig', 'rarity', 'criteria', 'prizes', 'streakBonuses',
   'code', 'rewardType', 'rewardId', 'multiplier', 'sources', 'level', 'minTotalPointsEarned', 'event', 'properties', 'progress',
-  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare',
+  'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare', 'referralCode',
   // social share
   'platform', 'shareType'];
 
@@ -86,6 +86,10 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/v1/games/gam_nope/play'],
   ['POST', '/api/v1/games/gam_nope/checkin'],
   ['POST', '/api/v1/members/target/social-share'],
+  // rewards, promo codes, referrals
+  ['POST', '/api/v1/rewards/rwd_nope/redeem'],
+  ['POST', '/api/v1/promo-codes/redeem'],
+  ['POST', '/api/v1/referrals/apply'],
 ];
 
 describe('arbitrary request bodies', () => {
