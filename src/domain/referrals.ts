@@ -2,13 +2,13 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { evaluateBadgeCriteria } from './badges.ts';
+import { localDate, projectTimeZone } from './calendar.ts';
 import { readableCode, uniqueCode } from './codes.ts';
 import { conflict, forbidden, notFound } from './errors.ts';
 import { newId } from './ids.ts';
 import { findMember, memberById, requireMember, toMember, upsertMember, type Member, type MemberRow, type MemberProfile } from './members.ts';
 import { earn } from './multipliers.ts';
 import { emit } from './outbox.ts';
-import { getProject } from './projects.ts';
 import { getSettings } from './settings.ts';
 
 export const REFERRAL_CODE_LENGTH = 8;
@@ -94,10 +94,7 @@ function shareLink(db: Db, projectId: string, code: string): string | null {
 }
 
 /** YYYY-MM of `now` in the project's time zone: the per-month limit counts calendar months there. */
-function monthIn(db: Db, projectId: string, now: Date): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: getProject(db, projectId).timezone, year: 'numeric', month: '2-digit' }).formatToParts(now);
-  return `${parts.find((p) => p.type === 'year')!.value}-${parts.find((p) => p.type === 'month')!.value}`;
-}
+const monthIn = (db: Db, projectId: string, now: Date): string => localDate(now, projectTimeZone(db, projectId)).slice(0, 7);
 
 interface LimitUse {
   perMonth: number | null;
