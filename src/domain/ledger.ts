@@ -120,8 +120,10 @@ export function post(db: Db, member: MemberRow, posting: Posting, now: Date): { 
       .run(balance, earned, row.created_at, current.id);
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
-    if (posting.amount > 0) evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
-    if (posting.amount > 0) addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
+    if (posting.amount > 0) {
+      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
+      addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
+    }
     return { transaction: toTransaction(row), member: toMember(db, updated) };
   });
 }
