@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { AppError } from '../src/domain/errors.ts';
+import { rootPath } from '../src/root.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
@@ -17,7 +18,7 @@ import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
 import { DEFAULT_DB } from './context.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string };
 
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')

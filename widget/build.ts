@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { rootPath } from '../src/root.ts';
 
 export interface WidgetBundle {
   code: Buffer;
@@ -12,7 +11,7 @@ export interface WidgetBundle {
 /** The widget's size budget, gzipped. */
 export const WIDGET_BUDGET_BYTES = 15 * 1024;
 
-const ENTRY = fileURLToPath(new URL('./src/main.tsx', import.meta.url));
+const ENTRY = rootPath('widget/src/main.tsx');
 
 /**
  * Builds the widget from its TypeScript sources into one minified script, in memory. The server
@@ -20,6 +19,8 @@ const ENTRY = fileURLToPath(new URL('./src/main.tsx', import.meta.url));
  * and the script always matches the server that answers its calls.
  */
 export async function buildWidget(): Promise<WidgetBundle> {
+  // Loaded on first use: most commands never build the widget, and esbuild is slow to load.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [ENTRY],
     bundle: true,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { rootPath } from '../root.ts';
 import type { Db } from './connection.ts';
 import { atomically } from './transaction.ts';
 
@@ -17,7 +17,7 @@ export interface MigrationStatus {
 }
 
 const FILE_PATTERN = /^(\d{4})_([a-z0-9_]+)\.sql$/;
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = rootPath('migrations/');
 
 /** Reads `NNNN_name.sql` files from a folder, in version order. */
 export function migrationsFromDir(dir: string = MIGRATIONS_DIR): Migration[] {

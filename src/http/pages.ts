@@ -1,15 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { widgetBundle } from '../../widget/build.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../domain/errors.ts';
 import { listProjects } from '../domain/projects.ts';
+import { rootPath } from '../root.ts';
 import { signWidgetSession } from '../domain/widget-auth.ts';
 import type { AppContext } from './context.ts';
 
-const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+const DOCS_DIR = rootPath('docs/');
 const DOCS = readdirSync(DOCS_DIR).filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

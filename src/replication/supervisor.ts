@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
+import { ROOT_URL } from '../root.ts';
 import { configArgs, redactReplicaUrl } from './litestream.ts';
 import { describeReplication, writeStatusRecord, type ReplicationState, type ReplicationStatus, type StatusRecord } from './status.ts';
 import type { RelayData, RelayMessage } from './relay.ts';
@@ -56,7 +57,7 @@ interface Relay {
  * a closed pipe, and Go exits on that, so no orphan replicates beside the next server.
  */
 const RELAY = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); `
-  + `return import(${JSON.stringify(new URL('./relay.ts', import.meta.url).href)}); });`;
+  + `return import(${JSON.stringify(new URL('src/replication/relay.ts', ROOT_URL).href)}); });`;
 
 /** Runs Litestream (through the relay), restarts it with back-off when it dies, and tracks what the replica holds. */
 export function superviseLitestream(options: SupervisorOptions): Replication {
