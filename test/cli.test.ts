@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from './helpers/http.ts';
 import { punchcard, punchcardJson, spawnServer } from './helpers/cli.ts';
@@ -50,6 +51,15 @@ describe('punchcard CLI', () => {
   it('prints the package version', () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     expect(punchcard(['--version'])).toMatchObject({ status: 0, stdout: `${version}\n` });
+  });
+
+  it('rebuilds the bundle it runs when a source is newer, so an edit never runs stale code', () => {
+    const source = fileURLToPath(new URL('../src/root.ts', import.meta.url));
+    const bundle = fileURLToPath(new URL('../dist/punchcard.mjs', import.meta.url));
+    const edited = new Date();
+    utimesSync(source, edited, edited);
+    expect(punchcard(['--version']).status).toBe(0);
+    expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(edited.getTime());
   });
 
   it('explains bad input in one line and exits 1', () => {
