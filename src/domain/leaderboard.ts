@@ -22,41 +22,19 @@ function periodKeys(db: Db, projectId: string, now: Date): Record<Period, string
 }
 let recentKeys: Record<Period, string> | undefined;
 
-/** A member's latest entry of a period: its key, points and time, which locate it in the rank order. */
-type Entry = [key: string, points: number, reachedAt: string];
-type Entries = Partial<Record<Period, Entry>>;
-
-/** The member's latest entry of each period they earned in (members.leaderboard_entries). */
-function memberEntries(db: Db, memberId: number): Entries {
-  const json = stmt<string | null>(db, 'SELECT leaderboard_entries FROM members WHERE id = ?').pluck().get(memberId);
-  return json ? (JSON.parse(json) as Entries) : {};
-}
-
 /**
  * Adds an award to the member's totals for the current day, week, month and all time, in the
- * award's transaction. The table's key is the rank order, so a total that grows moves its entry:
- * the member's row says where each entry is, and an entry of an earlier day, week or month stays
- * where it is (history no request reads) while the new period starts a new one. `reached_at`
- * becomes the award's time: on a tie, whoever reached the total first ranks higher. post() calls
- * this for every positive amount.
+ * award's transaction: one statement of four upserts. `reached_at` becomes the award's time: on a
+ * tie, whoever reached the total first ranks higher. post() calls this for every positive amount.
  */
 export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date): void {
   const keys = periodKeys(db, projectId, now);
   const at = now.toISOString();
-  const entries = memberEntries(db, memberId);
-  const move = stmt(db, `UPDATE leaderboard_totals SET points = ?, reached_at = ?
-    WHERE project_id = ? AND period = ? AND period_key = ? AND points = ? AND reached_at = ? AND member_id = ?`);
-  const insert = stmt(db, 'INSERT INTO leaderboard_totals (member_id, period, period_key, project_id, points, reached_at) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const period of PERIODS) {
-    const key = keys[period];
-    const entry = entries[period];
-    const points = entry?.[0] === key ? entry[1] + amount : amount;
-    // An entry the member's row points at but the table lacks would lose the total: start it again.
-    const moved = entry?.[0] === key && move.run(points, at, projectId, period, key, entry[1], entry[2], memberId).changes === 1;
-    if (!moved) insert.run(memberId, period, key, projectId, points, at);
-    entries[period] = [key, points, at];
-  }
-  stmt(db, 'UPDATE members SET leaderboard_entries = ? WHERE id = ?').run(JSON.stringify(entries), memberId);
+  stmt(db, `INSERT INTO leaderboard_totals (member_id, period, period_key, project_id, points, reached_at)
+    VALUES (@memberId, 'all', '', @projectId, @amount, @at), (@memberId, 'month', @month, @projectId, @amount, @at),
+      (@memberId, 'week', @week, @projectId, @amount, @at), (@memberId, 'day', @day, @projectId, @amount, @at)
+    ON CONFLICT (member_id, period, period_key) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
+    .run({ memberId, projectId, amount, at, month: keys.month, week: keys.week, day: keys.day });
 }
 
 export interface LeaderboardEntry {
@@ -83,16 +61,17 @@ export interface MemberRank {
   points: number;
 }
 
-function rankIn(db: Db, projectId: string, memberId: number, period: Period, key: string, entry: Entry | undefined): MemberRank {
-  if (entry?.[0] !== key) return { rank: null, points: 0 };
-  const [, points, reachedAt] = entry;
+function rankIn(db: Db, projectId: string, memberId: number, period: Period, key: string): MemberRank {
+  const own = stmt<{ points: number; reached_at: string }>(db, `SELECT points, reached_at FROM leaderboard_totals
+    WHERE member_id = ? AND period = ? AND period_key = ?`).get(memberId, period, key);
+  if (!own) return { rank: null, points: 0 };
   // Those ahead: more points, or as many reached earlier (member id breaks an exact tie, as in the list).
   const ahead = stmt<number>(db, `SELECT
     (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND period = @period AND period_key = @key AND points > @points) +
     (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND period = @period AND period_key = @key AND points = @points
       AND (reached_at < @reachedAt OR (reached_at = @reachedAt AND member_id < @memberId)))`).pluck()
-    .get({ projectId, period, key, points, reachedAt, memberId })!;
-  return { rank: ahead + 1, points };
+    .get({ projectId, period, key, points: own.points, reachedAt: own.reached_at, memberId })!;
+  return { rank: ahead + 1, points: own.points };
 }
 
 /** GET /leaderboard/members/{externalId}: the member's rank in each period, or only in `period`. */
@@ -100,10 +79,9 @@ export function memberRanks(db: Db, projectId: string, externalId: string, perio
   const member = requireMember(db, projectId, externalId);
   const keys = periodKeys(db, projectId, now);
   const periods = period === undefined ? PERIODS : [period];
-  const entries = memberEntries(db, member.id);
   return {
     externalId: member.external_id,
     name: member.name,
-    ranks: Object.fromEntries(periods.map((p) => [p, rankIn(db, projectId, member.id, p, keys[p], entries[p])])) as Partial<Record<Period, MemberRank>>,
+    ranks: Object.fromEntries(periods.map((p) => [p, rankIn(db, projectId, member.id, p, keys[p])])) as Partial<Record<Period, MemberRank>>,
   };
 }
