@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
-import { localDate, projectTimeZone, weekStart } from './calendar.ts';
+import { localDate, weekStart } from './calendar.ts';
+import { hotCatalog } from './catalog-cache.ts';
 import { requireMember } from './members.ts';
 
 /**
@@ -21,7 +22,7 @@ const PERIOD_NUMBERS: Record<Period, number> = { all: 0, month: 1, week: 2, day:
  * day as YYYYMMDD (the month's 1st, the week's Monday, the day) in the project's time zone.
  */
 function boards(db: Db, projectId: string, now: Date): Record<Period, number> {
-  const day = localDate(now, projectTimeZone(db, projectId));
+  const day = localDate(now, hotCatalog(db, projectId).timeZone);
   // Awards come in runs on the same day: derive the boards once per day seen.
   if (recentBoards?.day !== day) {
     const board = (period: Period, firstDay: string) => PERIOD_NUMBERS[period] * 100_000_000 + Number(firstDay.replaceAll('-', ''));
