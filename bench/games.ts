@@ -103,14 +103,17 @@ async function buildLedger(store: Store, projectId: string) {
     SELECT 'txn_bench' || i, @projectId, @first + abs(random()) % @members, 1 + abs(random()) % 100, 0, 'EARNED', 'quest', 'bench',
       strftime('%Y-%m-%dT%H:%M:%fZ', @nowSeconds - @span + (i * @span) / @n, 'unixepoch') FROM seq`)
     .run({ n: TRANSACTIONS, projectId, first: firstMember, members: MEMBERS, nowSeconds, span: spanSeconds });
-  const totals = (period: string, key: string) => db.prepare(`INSERT INTO leaderboard_totals (member_id, period, period_key, project_id, points, reached_at)
-    SELECT member_id, '${period}', ${key}, project_id, sum(amount), max(created_at) FROM transactions WHERE project_id = ? GROUP BY member_id, ${key}`).run(projectId);
-  totals('all', "''");
-  totals('month', 'substr(created_at, 1, 7)');
-  totals('week', "date(created_at, 'weekday 0', '-6 days')"); // the project is UTC: the Monday of the UTC week
-  totals('day', 'substr(created_at, 1, 10)');
+  // The boards of migrations/0011: period * 10^8 + the period's first day as YYYYMMDD (0: all time).
+  const totals = (board: string) => db.prepare(`INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
+    SELECT member_id, ${board} AS b, project_id, sum(amount), max(CAST(strftime('%s', created_at) AS INTEGER) * 1000 + CAST(substr(created_at, 21, 3) AS INTEGER))
+    FROM transactions WHERE project_id = ? GROUP BY member_id, b`).run(projectId);
+  const firstDay = (date: string) => `CAST(strftime('%Y%m%d', ${date}) AS INTEGER)`;
+  totals('0');
+  totals(`100000000 + ${firstDay("created_at, 'start of month'")}`);
+  totals(`200000000 + ${firstDay("created_at, 'weekday 0', '-6 days'")}`); // the project is UTC: the Monday of the UTC week
+  totals(`300000000 + ${firstDay('created_at')}`);
   db.prepare(`UPDATE members SET points = t.points, total_points_earned = t.points FROM leaderboard_totals t
-    WHERE t.member_id = members.id AND t.period = 'all'`).run();
+    WHERE t.member_id = members.id AND t.board = 0`).run();
   for (const index of indexes) db.exec(index.sql);
   db.exec('ANALYZE');
   db.pragma('synchronous = FULL');
@@ -123,8 +126,9 @@ async function leaderboardLatency() {
   const { project } = createProject(db, store.box, { name: 'Bench' }, NOW);
   const built = await buildLedger(store, project.id);
   // Members on the current board of the period (the data ends at NOW, so the current key is the latest).
-  const rows = (period: string) => db.prepare(`SELECT count(*) FROM leaderboard_totals WHERE period = ?
-    AND period_key = (SELECT max(period_key) FROM leaderboard_totals WHERE period = ?)`).pluck().get(period, period) as number;
+  // A board's period is board / 10^8, numbered in the order of PERIODS.
+  const rows = (period: (typeof PERIODS)[number]) => db.prepare(`SELECT count(*) FROM leaderboard_totals
+    WHERE board = (SELECT max(board) FROM leaderboard_totals WHERE board / 100000000 = ?)`).pluck().get(PERIODS.indexOf(period)) as number;
   const boards = Object.fromEntries(PERIODS.map((period) => [period, {
     members: rows(period),
     top10: timed(300, () => leaderboard(db, project.id, { period, limit: 10 }, NOW)),

@@ -63,7 +63,7 @@ describe('GET /leaderboard', () => {
     expect(await board('day')).toEqual(['1:bob:1', '2:alice:1']);
     // The all-time totals are the members' lifetime earnings.
     const mismatched = server.ctx.db.prepare(`SELECT count(*) AS n FROM members m LEFT JOIN leaderboard_totals t
-      ON t.member_id = m.id AND t.period = 'all' WHERE coalesce(t.points, 0) <> m.total_points_earned`).get() as { n: number };
+      ON t.member_id = m.id AND t.board = 0 WHERE coalesce(t.points, 0) <> m.total_points_earned`).get() as { n: number };
     expect(mismatched.n).toBe(0);
   });
 

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir, migrationStatus, SchemaTooNewError, type Migration } from '../src/db/migrations.ts';
 import { checkLedger } from '../src/domain/audit.ts';
+import { leaderboard, memberRanks } from '../src/domain/leaderboard.ts';
+import { adjustPoints } from '../src/domain/ledger.ts';
 import { listMembers } from '../src/domain/members.ts';
 import { startServer } from '../src/server.ts';
 import { buildVersion1Database } from './helpers/fixture-0001.ts';
@@ -52,6 +54,49 @@ describe('migrations', () => {
 
     const good: Migration = { version: next, name: 'extra', sql: 'CREATE TABLE extra (id INTEGER);' };
     expect(migrate(db, [...base, good]).map((m) => m.name)).toEqual(['extra']);
+  });
+
+  it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {
+    migrate(db, migrationsFromDir().filter((m) => m.version <= 9));
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
+    const addMember = db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
+      VALUES (?, ?, 'prj_a', ?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+    addMember.run(1, 'mem_1', 'ann', 30, 30);
+    addMember.run(2, 'mem_2', 'bob', 12, 12);
+    addMember.run(3, 'mem_3', 'cat', 0, 0);
+    // Totals as the version-9 award wrote them: earlier days and months stay beside the current ones.
+    const total = db.prepare(`INSERT INTO leaderboard_totals (member_id, period, period_key, project_id, points, reached_at)
+      VALUES (?, ?, ?, 'prj_a', ?, ?)`);
+    for (const [member, period, key, points, at] of [
+      [1, 'all', '', 30, '2026-11-23T09:00:00.123Z'], [1, 'month', '2026-10', 10, '2026-10-30T09:00:00.000Z'],
+      [1, 'month', '2026-11', 20, '2026-11-23T09:00:00.123Z'], [1, 'week', '2026-11-16', 13, '2026-11-22T09:00:00.000Z'],
+      [1, 'week', '2026-11-23', 7, '2026-11-23T09:00:00.123Z'], [1, 'day', '2026-11-22', 13, '2026-11-22T09:00:00.000Z'],
+      [1, 'day', '2026-11-23', 7, '2026-11-23T09:00:00.123Z'], [2, 'all', '', 12, '2026-11-23T08:00:00.000Z'],
+      [2, 'month', '2026-11', 12, '2026-11-23T08:00:00.000Z'], [2, 'week', '2026-11-23', 12, '2026-11-23T08:00:00.000Z'],
+      [2, 'day', '2026-11-23', 12, '2026-11-23T08:00:00.000Z'],
+    ] as const) total.run(member, period, key, points, at);
+
+    migrate(db, migrationsFromDir());
+    expect(db.prepare('SELECT member_id, board, points, reached_at FROM leaderboard_totals ORDER BY member_id, board').raw().all()).toEqual([
+      [1, 0, 30, Date.parse('2026-11-23T09:00:00.123Z')], [1, 120261001, 10, Date.parse('2026-10-30T09:00:00.000Z')],
+      [1, 120261101, 20, Date.parse('2026-11-23T09:00:00.123Z')], [1, 220261116, 13, Date.parse('2026-11-22T09:00:00.000Z')],
+      [1, 220261123, 7, Date.parse('2026-11-23T09:00:00.123Z')], [1, 320261122, 13, Date.parse('2026-11-22T09:00:00.000Z')],
+      [1, 320261123, 7, Date.parse('2026-11-23T09:00:00.123Z')], [2, 0, 12, Date.parse('2026-11-23T08:00:00.000Z')],
+      [2, 120261101, 12, Date.parse('2026-11-23T08:00:00.000Z')], [2, 220261123, 12, Date.parse('2026-11-23T08:00:00.000Z')],
+      [2, 320261123, 12, Date.parse('2026-11-23T08:00:00.000Z')],
+    ]);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+
+    const now = new Date('2026-11-23T10:00:00.000Z'); // a Monday
+    const board = (period: 'all' | 'day') => leaderboard(db, 'prj_a', { period, limit: 10 }, now).entries.map((e) => `${e.externalId}:${e.points}`);
+    expect(board('day')).toEqual(['bob:12', 'ann:7']);
+    adjustPoints(db, 'prj_a', 'ann', { amount: 5 }, 'test', now);
+    adjustPoints(db, 'prj_a', 'cat', { amount: 1 }, 'test', now);
+    expect(board('day')).toEqual(['bob:12', 'ann:12', 'cat:1']); // bob reached 12 first
+    expect(board('all')).toEqual(['ann:35', 'bob:12', 'cat:1']);
+    expect(memberRanks(db, 'prj_a', 'ann', undefined, now).ranks).toEqual({
+      all: { rank: 1, points: 35 }, month: { rank: 1, points: 25 }, week: { rank: 2, points: 12 }, day: { rank: 2, points: 12 },
+    });
   });
 
   it('refuses a database written by newer code, with a clear message', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH_COUNT_AHEAD, upsertMember } from '../src/domain/members.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -113,5 +114,28 @@ describe('GET /members?search=', () => {
     expect(first.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(all.slice(0, 10));
     expect(second.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(all.slice(10, 20));
     expect(second.body.pagination).toEqual({ total: all.length, limit: 10, offset: 10, hasMore: true });
+  });
+});
+
+describe('a broad search', () => {
+  it('counts to 1,000 past the page (a lower bound, hasMore true) and pages exactly like the LIKE query', async () => {
+    const broad = server.addProject('Broad');
+    const matching = SEARCH_COUNT_AHEAD + 150;
+    server.ctx.db.transaction(() => {
+      for (let i = 0; i < matching + 50; i++) {
+        upsertMember(server.ctx.db, broad.projectId, { externalId: `b-${i}`, name: i < matching ? `Ana García ${i % 7}` : 'Someone Else' },
+          new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 3)))); // three members per second: ties fall back to the id
+      }
+    }).immediate();
+    for (const text of ['garcía', 'ía']) {
+      const expected = likeQuery(broad.projectId, text);
+      expect(expected).toHaveLength(matching);
+      const first = await broad.api.get(`/api/v1/members?search=${enc(text)}&limit=100`);
+      expect(first.body.pagination, text).toEqual({ total: 100 + SEARCH_COUNT_AHEAD, limit: 100, offset: 0, hasMore: true });
+      expect(first.body.members.map((m: { externalId: string }) => m.externalId), text).toEqual(expected.slice(0, 100));
+      const deep = await broad.api.get(`/api/v1/members?search=${enc(text)}&limit=100&offset=1100`);
+      expect(deep.body.pagination, text).toEqual({ total: matching, limit: 100, offset: 1100, hasMore: false });
+      expect(deep.body.members.map((m: { externalId: string }) => m.externalId), text).toEqual(expected.slice(1100));
+    }
   });
 });

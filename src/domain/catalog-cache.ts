@@ -22,9 +22,15 @@ export interface MultiplierEvent {
   isActive: boolean;
 }
 
-/** The parts of a project's catalog that every award reads. */
+/** The parts of a project's catalog, and of its settings, that every award reads. */
 export interface HotCatalog {
   version: string;
+  /**
+   * Read with the version on every call, never cached: settings change without a new catalog
+   * version. Reading them here saves an award two more reads of the project's row.
+   */
+  timeZone: string;
+  pointsExpiryDays: number | null;
   /** Highest threshold first. */
   levels: LevelDefinition[];
   /** Badges with automatic criteria. */
@@ -42,13 +48,20 @@ export interface HotCatalog {
 const caches = new WeakMap<Db, Map<string, HotCatalog>>();
 
 export function hotCatalog(db: Db, projectId: string): HotCatalog {
-  const version = stmt<string>(db, 'SELECT catalog_version FROM projects WHERE id = ?').pluck().get(projectId) ?? '';
+  const [version, timeZone, pointsExpiryDays] = stmt<[string, string, number | null]>(db,
+    'SELECT catalog_version, timezone, points_expiry_days FROM projects WHERE id = ?').raw(true).get(projectId) ?? ['', 'UTC', null];
   let byProject = caches.get(db);
   if (!byProject) caches.set(db, (byProject = new Map()));
   const cached = byProject.get(projectId);
-  if (cached?.version === version) return cached;
+  if (cached?.version === version) {
+    cached.timeZone = timeZone;
+    cached.pointsExpiryDays = pointsExpiryDays;
+    return cached;
+  }
   const loaded: HotCatalog = {
     version,
+    timeZone,
+    pointsExpiryDays,
     levels: (liveItems(db, levels, projectId) as unknown as LevelDefinition[]).sort((a, b) => b.minTotalPointsEarned - a.minTotalPointsEarned || b.level - a.level),
     criteriaBadges: (liveItems(db, badges, projectId) as unknown as Badge[]).filter((badge) => badge.criteria !== null),
     multipliers: liveItems(db, multipliers, projectId) as unknown as MultiplierEvent[],

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
-import { localDate, projectTimeZone, weekStart } from './calendar.ts';
+import { localDate, weekStart } from './calendar.ts';
+import { hotCatalog } from './catalog-cache.ts';
 import { requireMember } from './members.ts';
 
 /**
@@ -13,14 +14,23 @@ import { requireMember } from './members.ts';
 export const PERIODS = ['all', 'month', 'week', 'day'] as const;
 export type Period = (typeof PERIODS)[number];
 
-/** The key of each period holding `now`: '' (all), YYYY-MM, the week's Monday YYYY-MM-DD, YYYY-MM-DD. */
-function periodKeys(db: Db, projectId: string, now: Date): Record<Period, string> {
-  const day = localDate(now, projectTimeZone(db, projectId));
-  // Awards come in runs on the same day: derive the keys once per day seen.
-  if (recentKeys?.day !== day) recentKeys = { all: '', month: day.slice(0, 7), week: weekStart(day), day };
-  return recentKeys;
+const PERIOD_NUMBERS: Record<Period, number> = { all: 0, month: 1, week: 2, day: 3 };
+
+/**
+ * The board of each period holding `now`: one number for a period and its key, so the rank index
+ * compares integers (migrations/0011). 0 is all time; otherwise period * 10^8 + the period's first
+ * day as YYYYMMDD (the month's 1st, the week's Monday, the day) in the project's time zone.
+ */
+function boards(db: Db, projectId: string, now: Date): Record<Period, number> {
+  const day = localDate(now, hotCatalog(db, projectId).timeZone);
+  // Awards come in runs on the same day: derive the boards once per day seen.
+  if (recentBoards?.day !== day) {
+    const board = (period: Period, firstDay: string) => PERIOD_NUMBERS[period] * 100_000_000 + Number(firstDay.replaceAll('-', ''));
+    recentBoards = { day, boards: { all: 0, month: board('month', `${day.slice(0, 7)}-01`), week: board('week', weekStart(day)), day: board('day', day) } };
+  }
+  return recentBoards.boards;
 }
-let recentKeys: Record<Period, string> | undefined;
+let recentBoards: { day: string; boards: Record<Period, number> } | undefined;
 
 /**
  * Adds an award to the member's totals for the current day, week, month and all time, in the
@@ -28,13 +38,12 @@ let recentKeys: Record<Period, string> | undefined;
  * tie, whoever reached the total first ranks higher. post() calls this for every positive amount.
  */
 export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date): void {
-  const keys = periodKeys(db, projectId, now);
-  const at = now.toISOString();
-  stmt(db, `INSERT INTO leaderboard_totals (member_id, period, period_key, project_id, points, reached_at)
-    VALUES (@memberId, 'all', '', @projectId, @amount, @at), (@memberId, 'month', @month, @projectId, @amount, @at),
-      (@memberId, 'week', @week, @projectId, @amount, @at), (@memberId, 'day', @day, @projectId, @amount, @at)
-    ON CONFLICT (member_id, period, period_key) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
-    .run({ memberId, projectId, amount, at, month: keys.month, week: keys.week, day: keys.day });
+  const board = boards(db, projectId, now);
+  stmt(db, `INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
+    VALUES (@memberId, 0, @projectId, @amount, @at), (@memberId, @month, @projectId, @amount, @at),
+      (@memberId, @week, @projectId, @amount, @at), (@memberId, @day, @projectId, @amount, @at)
+    ON CONFLICT (member_id, board) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
+    .run({ memberId, projectId, amount, at: now.getTime(), month: board.month, week: board.week, day: board.day });
 }
 
 export interface LeaderboardEntry {
@@ -47,11 +56,11 @@ export interface LeaderboardEntry {
 
 /** GET /leaderboard: the top `limit` members of the period holding `now`. */
 export function leaderboard(db: Db, projectId: string, query: { period: Period; limit: number }, now: Date): { period: Period; entries: LeaderboardEntry[] } {
-  const key = periodKeys(db, projectId, now)[query.period];
+  const board = boards(db, projectId, now)[query.period];
   const rows = stmt<{ externalId: string; name: string | null; points: number }>(db, `SELECT m.external_id AS externalId, m.name, t.points
     FROM leaderboard_totals t JOIN members m ON m.id = t.member_id
-    WHERE t.project_id = ? AND t.period = ? AND t.period_key = ? ORDER BY t.points DESC, t.reached_at, t.member_id LIMIT ?`)
-    .all(projectId, query.period, key, query.limit);
+    WHERE t.project_id = ? AND t.board = ? ORDER BY t.points DESC, t.reached_at, t.member_id LIMIT ?`)
+    .all(projectId, board, query.limit);
   return { period: query.period, entries: rows.map((row, index) => ({ rank: index + 1, ...row })) };
 }
 
@@ -61,27 +70,27 @@ export interface MemberRank {
   points: number;
 }
 
-function rankIn(db: Db, projectId: string, memberId: number, period: Period, key: string): MemberRank {
-  const own = stmt<{ points: number; reached_at: string }>(db, `SELECT points, reached_at FROM leaderboard_totals
-    WHERE member_id = ? AND period = ? AND period_key = ?`).get(memberId, period, key);
+function rankIn(db: Db, projectId: string, memberId: number, board: number): MemberRank {
+  const own = stmt<{ points: number; reached_at: number }>(db, 'SELECT points, reached_at FROM leaderboard_totals WHERE member_id = ? AND board = ?')
+    .get(memberId, board);
   if (!own) return { rank: null, points: 0 };
   // Those ahead: more points, or as many reached earlier (member id breaks an exact tie, as in the list).
   const ahead = stmt<number>(db, `SELECT
-    (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND period = @period AND period_key = @key AND points > @points) +
-    (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND period = @period AND period_key = @key AND points = @points
+    (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND board = @board AND points > @points) +
+    (SELECT count(*) FROM leaderboard_totals WHERE project_id = @projectId AND board = @board AND points = @points
       AND (reached_at < @reachedAt OR (reached_at = @reachedAt AND member_id < @memberId)))`).pluck()
-    .get({ projectId, period, key, points: own.points, reachedAt: own.reached_at, memberId })!;
+    .get({ projectId, board, points: own.points, reachedAt: own.reached_at, memberId })!;
   return { rank: ahead + 1, points: own.points };
 }
 
 /** GET /leaderboard/members/{externalId}: the member's rank in each period, or only in `period`. */
 export function memberRanks(db: Db, projectId: string, externalId: string, period: Period | undefined, now: Date) {
   const member = requireMember(db, projectId, externalId);
-  const keys = periodKeys(db, projectId, now);
+  const board = boards(db, projectId, now);
   const periods = period === undefined ? PERIODS : [period];
   return {
     externalId: member.external_id,
     name: member.name,
-    ranks: Object.fromEntries(periods.map((p) => [p, rankIn(db, projectId, member.id, p, keys[p])])) as Partial<Record<Period, MemberRank>>,
+    ranks: Object.fromEntries(periods.map((p) => [p, rankIn(db, projectId, member.id, board[p])])) as Partial<Record<Period, MemberRank>>,
   };
 }

@@ -2,6 +2,7 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { evaluateBadgeCriteria } from './badges.ts';
+import { hotCatalog } from './catalog-cache.ts';
 import { addMs, DAY_MS } from './clock.ts';
 import { badRequest, insufficientPoints } from './errors.ts';
 import { newId } from './ids.ts';
@@ -146,7 +147,7 @@ function emitPosting(db: Db, member: MemberRow, row: TransactionRow, now: Date):
 
 function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {
   if (explicit) return explicit.toISOString();
-  const days = stmt<number | null>(db, 'SELECT points_expiry_days FROM projects WHERE id = ?').pluck().get(projectId);
+  const days = hotCatalog(db, projectId).pointsExpiryDays;
   return days ? addMs(now, days * DAY_MS).toISOString() : null;
 }
 

@@ -182,41 +182,69 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** Trigrams need three characters; shorter searches scan the project's members instead. */
 export const MIN_INDEXED_SEARCH = 3;
 
-const SEARCH_LIKE = "(external_id LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR name LIKE @pattern ESCAPE '\\')";
 /**
- * The trigram index finds every member whose externalId, email or name contains the text (it folds
- * case more widely than LIKE, which folds ASCII only); LIKE then keeps exactly what it would match.
- * `+project_id` keeps the planner from walking the project's index and probing the matches for
- * each member: the matches are the short list, so they drive.
+ * A search counts its matches only this far past the requested page. Counting reads every match
+ * (a common surname matches 2% of a million members: 80 ms), so a broad search answers
+ * `total: offset + limit + SEARCH_COUNT_AHEAD`, a lower bound, and `hasMore` stays exact.
  */
-const SEARCH_INDEXED = `id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase) AND ${SEARCH_LIKE}`;
+export const SEARCH_COUNT_AHEAD = 1000;
 
-function scope(search: string | undefined): string {
+const searchLike = (table: string) =>
+  `(${table}external_id LIKE @pattern ESCAPE '\\' OR ${table}email LIKE @pattern ESCAPE '\\' OR ${table}name LIKE @pattern ESCAPE '\\')`;
+
+/**
+ * Which members a listing reads, newest first. Searches of three or more characters use the
+ * trigram index (it folds case more widely than LIKE, which folds ASCII only; LIKE then keeps
+ * exactly what it would match). For a broad search (more matches than it counts), walking the
+ * project's members newest first and probing the set of matches (`+id`: no rowid lookups) stops
+ * at the page instead of reading every match to sort them.
+ */
+function scope(search: string): string {
   if (!search) return 'project_id = @projectId AND erased_at IS NULL';
-  if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${SEARCH_LIKE}`;
-  return `+project_id = @projectId AND erased_at IS NULL AND ${SEARCH_INDEXED}`;
+  if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${searchLike('')}`;
+  return `project_id = @projectId AND erased_at IS NULL AND +id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase)
+    AND ${searchLike('')}`;
 }
+
+/**
+ * An indexed search's matches as [id, created_at], up to `@countLimit`: the trigram index drives
+ * (lazily, so a broad search stops at the limit) and each candidate is checked once.
+ */
+const INDEXED_MATCHES = `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid
+  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${searchLike('m.')} LIMIT @countLimit`;
+
+const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1] ? b[0] - a[0] : a[1] < b[1] ? 1 : -1);
 
 export function listMembers(
   db: Db,
   projectId: string,
   query: { search?: string | undefined; limit: number; offset: number },
 ): { members: Member[]; pagination: Page } {
-  const where = scope(query.search);
   const search = query.search ?? '';
+  const countLimit = query.offset + query.limit + SEARCH_COUNT_AHEAD;
   const params = {
     projectId,
     pattern: `%${escapeLike(search)}%`,
     phrase: `"${search.replaceAll('"', '""')}"`,
     limit: query.limit,
     offset: query.offset,
+    countLimit,
   };
-  const total = stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!;
-  const rows = selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`, params);
-  return {
+  const page = (total: number, rows: MemberRow[]) => ({
     members: rows.map((row) => toMember(db, row)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
-  };
+  });
+  const where = scope(search);
+  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`, params);
+  if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
+  if ([...search].length < MIN_INDEXED_SEARCH) {
+    return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
+  }
+  const matches = stmt<[number, string]>(db, INDEXED_MATCHES).raw(true).all(params);
+  if (matches.length === countLimit) return page(countLimit, selectPage());
+  // Every match is in hand: the page is a slice of them, and only its members are read whole.
+  const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
+  return page(matches.length, ids.map((id) => memberById(db, id)));
 }
 
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
