@@ -271,6 +271,13 @@ describe('the widget in Chromium', () => {
       const box = await dialog().boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       await screenshot('widget-checkin-360.png');
+
+      // This project has no referral page yet: the panel offers the code itself, without share links.
+      await dialog().getByRole('tab', { name: 'Refer a friend' }).click();
+      const code = server.ctx.db.prepare('SELECT code FROM referral_codes').pluck().get() as string;
+      await dialog().getByText(code, { exact: true }).waitFor();
+      await expect(dialog().getByRole('link', { name: 'Facebook' }).count()).resolves.toBe(0);
+      await screenshot('widget-referral-360.png');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
