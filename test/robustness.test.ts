@@ -119,10 +119,17 @@ describe('arbitrary request bodies', () => {
   });
 });
 
-const WIDGET_ROUTES: [string, string][] = [
+/** Real game ids, so plays and check-ins reach the domain's limits and the ledger. */
+const widgetRoutes = (gameId: string, checkinId: string): [string, string][] => [
   ['POST', '/api/widget/init'],
   ['PATCH', '/api/widget/profile'],
   ['GET', '/api/widget/history'],
+  ['POST', '/api/widget/rewards'],
+  ['POST', `/api/widget/games/${gameId}/play`],
+  ['POST', `/api/widget/games/${checkinId}/checkin`],
+  ['POST', '/api/widget/promo-code'],
+  ['POST', '/api/widget/referral/code'],
+  ['POST', '/api/widget/social-share'],
 ];
 
 describe('arbitrary widget requests', () => {
@@ -130,18 +137,24 @@ describe('arbitrary widget requests', () => {
     const rand = random(20261122);
     const anon = client(server.url);
     const signer = { publicKey: server.publishableKey, widgetSecret: server.widgetSecret };
-    for (let i = 0; i < 300; i++) {
-      const [method, path] = WIDGET_ROUTES[i % WIDGET_ROUTES.length]!;
+    const game = await server.api.post('/api/v1/games', { name: 'Wheel', type: 'SPIN_WHEEL', prizes: [{ name: 'Ten', value: 10, weight: 1 }] });
+    const checkin = await server.api.post('/api/v1/games', { name: 'Daily', type: 'DAILY_CHECKIN', checkinPoints: 5 });
+    const routes = widgetRoutes(game.body.id, checkin.body.id);
+    for (let i = 0; i < 450; i++) {
+      const [method, path] = routes[i % routes.length]!;
       const body = anyBody(rand);
-      const header = i % 3 === 0
-        // Arbitrary claims: any field may be missing or of any type.
+      // Arbitrary claims (any field missing or of any type), arbitrary member data, or a plain valid header that reaches the route.
+      const variant = Math.floor(rand() * 3);
+      const header = variant === 0
         ? Buffer.from(JSON.stringify(body)).toString('base64')
-        : widgetHeader(signer, 'widget-target', Date.now(), { member: rand() < 0.5 ? anyValue(rand) : body });
-      const raw = method === 'GET' ? undefined : JSON.stringify(anyBody(rand));
+        : widgetHeader(signer, 'widget-target', Date.now(), variant === 1 ? { member: rand() < 0.5 ? anyValue(rand) : body } : {});
+      // An empty object now and then: the bodiless routes (play, check-in, new referral code) then reach the domain.
+      const raw = method === 'GET' ? undefined : rand() < 0.2 ? '{}' : JSON.stringify(anyBody(rand));
       const res = await anon.call(method, path, { ...(raw === undefined ? {} : { raw }), headers: { 'content-type': 'application/json', 'x-widget-auth': header } });
       expect(res.status, `${method} ${path} ${raw}`).toBeLessThan(500);
       if (res.status >= 400) expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
     }
+    expect(server.ctx.db.prepare('SELECT count(*) FROM game_plays').pluck().get()).toBeGreaterThan(0);
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
 });

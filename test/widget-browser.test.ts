@@ -25,6 +25,12 @@ beforeAll(async () => {
     executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 }, locale: 'en-US',
   });
   page = browser.pages()[0] ?? await browser.newPage();
+  // The catalog the rewards, games and check-in panels show; one prize, so the game's outcome is known.
+  for (const [kind, body] of [
+    ['rewards', { name: '10% off', type: 'COUPON', pointsCost: 100, discountConfig: { type: 'PERCENTAGE', value: 10 } }],
+    ['games', { name: 'Lucky wheel', type: 'SPIN_WHEEL', pointsCost: 10, prizes: [{ name: 'Fifty', value: 50, weight: 1 }, { name: 'Nothing', value: 0, weight: 0 }] }],
+    ['games', { name: 'Daily visit', type: 'DAILY_CHECKIN', checkinPoints: 5, streakBonuses: [{ day: 3, bonus: 20 }] }],
+  ] as const) expect((await server.api.post(`/api/v1/${kind}`, body)).status).toBe(201);
   // Counts the page's pending timeouts and window/document listeners, to prove destroy() leaves none.
   await page.addInitScript(() => {
     const w = window as unknown as { pending: Set<number>; listeners: number };
@@ -226,4 +232,55 @@ describe('the widget in Chromium', () => {
     await expect(page.locator('[data-punchcard]').count()).resolves.toBe(0);
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
+
+  it('claims a reward (coupon code shown), plays a game and checks in, the balance following each', async () => {
+    await loadDemo();
+    const points = async () => (await server.api.get('/api/v1/members/demo-shopper')).body.points as number;
+    const start = await points();
+    expect(start).toBeGreaterThanOrEqual(100);
+    const launcherShows = (value: number) => page.waitForFunction((text) =>
+      document.querySelector('[data-punchcard]')!.shadowRoot!.querySelector('.launcher')!.textContent!.includes(text), value.toLocaleString('en-US'));
+    await launcher().click();
+
+    await dialog().getByRole('tab', { name: 'Rewards' }).click();
+    await dialog().getByRole('button', { name: 'Claim' }).click();
+    await dialog().getByText('Your coupon code').waitFor();
+    const couponCode = server.ctx.db.prepare('SELECT coupon_code FROM reward_claims ORDER BY id DESC LIMIT 1').pluck().get() as string;
+    await dialog().getByText(couponCode).waitFor();
+    await launcherShows(start - 100);
+    expect(await points()).toBe(start - 100);
+    await screenshot('widget-reward-claimed.png');
+
+    await dialog().getByRole('tab', { name: 'Games' }).click();
+    await dialog().getByText('Lucky wheel').waitFor();
+    await dialog().getByRole('button', { name: 'Play' }).click();
+    await dialog().getByText('You won 50 points!').waitFor();
+    await launcherShows(start - 100 - 10 + 50);
+    await screenshot('widget-game.png');
+
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      await dialog().getByRole('tab', { name: 'Check-in' }).click();
+      await dialog().getByText('+20 bonus in 2 days').waitFor();
+      await dialog().getByRole('button', { name: 'Check in' }).click();
+      await dialog().getByRole('button', { name: 'Checked in today' }).waitFor();
+      await expect(dialog().locator('.big').textContent()).resolves.toBe('🔥 1');
+      await dialog().getByText('+5 points').waitFor();
+      await launcherShows(start - 60 + 5);
+      expect(await points()).toBe(start - 60 + 5);
+      const box = await dialog().boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(360);
+      await screenshot('widget-checkin-360.png');
+
+      // This project has no referral page yet: the panel offers the code itself, without share links.
+      await dialog().getByRole('tab', { name: 'Refer a friend' }).click();
+      const code = server.ctx.db.prepare('SELECT code FROM referral_codes').pluck().get() as string;
+      await dialog().getByText(code, { exact: true }).waitFor();
+      await expect(dialog().getByRole('link', { name: 'Facebook' }).count()).resolves.toBe(0);
+      await screenshot('widget-referral-360.png');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  }, 60_000);
 });

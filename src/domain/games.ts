@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { localDate, nextLocalMidnight, projectTimeZone, tooSoon } from './calendar.ts';
-import { getItem } from './catalog.ts';
+import { getItem, liveItems } from './catalog.ts';
 import { games, type Game, type Prize } from './catalog/games.ts';
 import { AppError, badRequest, forbidden } from './errors.ts';
 import { newId } from './ids.ts';
@@ -16,6 +16,19 @@ export type Rng = (max: number) => number;
 export const cryptoRng: Rng = (max) => randomInt(max);
 
 export const requireGame = (db: Db, projectId: string, gameId: string) => getItem(db, games, projectId, gameId) as unknown as Game;
+
+/** A game as the widget shows it (SPEC 2, Game widget view), with its description, image and check-in points. */
+export type GameView = Pick<Game, 'id' | 'name' | 'type' | 'pointsCost' | 'maxPlaysPerUser' | 'dailyPlaysLimit' | 'cooldownMinutes' | 'prizes'
+  | 'checkinPoints' | 'streakBonuses'> & { description: string | null; imageUrl: string | null };
+
+/** The widget's GET /games: the games a member can play now (switched on, not archived), in catalog order. */
+export function playableGames(db: Db, projectId: string): { games: GameView[] } {
+  const live = (liveItems(db, games, projectId) as unknown as (Game & { description: string | null; imageUrl: string | null })[]).filter((game) => game.isActive);
+  return {
+    games: live.map(({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses }) =>
+      ({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses })),
+  };
+}
 
 /** 403 unless the game is live and switched on; 400 when the route does not fit the game's type. */
 export function assertPlayable(game: Game, checkin: boolean): void {

@@ -94,3 +94,27 @@ export function memberRanks(db: Db, projectId: string, externalId: string, perio
     ranks: Object.fromEntries(periods.map((p) => [p, rankIn(db, projectId, member.id, board[p])])) as Partial<Record<Period, MemberRank>>,
   };
 }
+
+/** What other members see of a name: the first word and the initial of the last ("Ada Lovelace" → "Ada L."). */
+export function publicName(name: string | null): string | null {
+  const words = name?.trim().split(/\s+/).filter(Boolean) ?? [];
+  if (words.length === 0) return null;
+  return words.length === 1 ? words[0]! : `${words[0]} ${[...words.at(-1)!][0]!.toUpperCase()}.`;
+}
+
+/**
+ * The widget's GET /leaderboard: the top of the period, with names shortened and externalIds left
+ * out (they are the shop's ids, not for other customers), the member's own row marked, and the
+ * member's own rank even when they are below the top.
+ */
+export function memberLeaderboard(db: Db, projectId: string, externalId: string, query: { period: Period; limit: number }, now: Date) {
+  const member = requireMember(db, projectId, externalId);
+  const board = leaderboard(db, projectId, query, now);
+  return {
+    period: board.period,
+    entries: board.entries.map((entry) => ({
+      rank: entry.rank, name: publicName(entry.name), points: entry.points, isMember: entry.externalId === member.external_id,
+    })),
+    member: rankIn(db, projectId, member.id, query.period, periodKeys(db, projectId, now)[query.period]),
+  };
+}

@@ -34,12 +34,13 @@ li{display:flex;justify-content:space-between;align-items:center;gap:10px;paddin
 .row{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
 .grow{flex:1;min-width:0}
 input{border:1px solid rgba(0,0,0,.25);border-radius:8px;padding:8px 10px;min-height:36px;background:#fff;color:#111}
-.code{font-family:ui-monospace,monospace;font-size:15px;font-weight:700;letter-spacing:.05em;word-break:break-all}
+.code{font-family:ui-monospace,monospace;font-size:15px;font-weight:700;letter-spacing:.05em;overflow-wrap:anywhere}
 .bar{height:8px;border-radius:4px;background:rgba(0,0,0,.1);overflow:hidden}.bar>i{display:block;height:100%;background:var(--pc-primary)}
 .note{padding:8px 10px;border-radius:8px;background:rgba(0,0,0,.05);margin:8px 0}
 .badges{display:grid;grid-template-columns:repeat(auto-fill,minmax(88px,1fr));gap:10px}
 .badge{text-align:center;font-size:12px}.badge img{width:48px;height:48px;object-fit:contain}.locked{opacity:.4;filter:grayscale(1)}
 .stage{height:120px;display:flex;align-items:center;justify-content:center;font-size:40px;overflow:hidden}
+.spin{flex-direction:column;font-size:18px;height:140px}
 .wheel{width:110px;height:110px;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
 .reel{display:inline-block;width:44px;animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
 @keyframes pc-spin{50%{transform:translateY(-30%);opacity:.3}}

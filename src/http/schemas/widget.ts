@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { calendarDate, email, externalId, httpUrl, queryInt, text } from './common.ts';
+import { promoRedeemBody } from './promo.ts';
 
 // X-Widget-Auth claims. `member` is checked separately, after the signature.
 export const widgetAuthClaims = v.object({
@@ -31,3 +32,9 @@ export const widgetHistoryQuery = v.strictObject({
   limit: v.optional(queryInt(1, 100), '20'),
   offset: v.optional(queryInt(0, Number.MAX_SAFE_INTEGER), '0'),
 });
+
+/** POST /rewards: which reward to claim; the member is the signed one. */
+export const widgetClaimBody = v.strictObject({ rewardId: v.pipe(text(64), v.minLength(1, 'must not be empty')) });
+
+/** POST /promo-code: the server API's body without externalId, which the signature gives. */
+export const widgetPromoBody = v.omit(promoRedeemBody, ['externalId']);

@@ -2,12 +2,20 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { mountWidgetResources } from './api.ts';
 import { badgeRoutes } from './badges.ts';
+import { gameRoutes } from './games.ts';
 import { historyRoutes } from './history.ts';
 import { initRoutes } from './init.ts';
+import { leaderboardRoutes } from './leaderboard.ts';
 import { profileRoutes } from './profile.ts';
+import { promoRoutes } from './promo.ts';
 import { questRoutes } from './quests.ts';
+import { referralRoutes } from './referrals.ts';
+import { rewardRoutes } from './rewards.ts';
+import { shareRoutes } from './share.ts';
 
 /** The widget API under /api/widget: one file per resource, X-Widget-Auth on every route. */
 export function mountWidgetApi(app: H3, ctx: AppContext): void {
-  mountWidgetResources(app, ctx, [initRoutes, profileRoutes, historyRoutes, questRoutes, badgeRoutes]);
+  mountWidgetResources(app, ctx, [
+    initRoutes, profileRoutes, historyRoutes, questRoutes, badgeRoutes, rewardRoutes, gameRoutes, promoRoutes, referralRoutes, shareRoutes, leaderboardRoutes,
+  ]);
 }

@@ -7,6 +7,7 @@ export interface Checkin {
   canCheckin: boolean; currentStreak: number; longestStreak: number; lastCheckinAt: string | null; todayReward: number;
   streakBonus: number | null; nextStreakBonus: { day: number; bonus: number; daysAway: number } | null;
 }
+/** pointsAwarded already holds the streak bonus. */
 interface Done { success: boolean; pointsAwarded: number; streakBonus: number | null; newStreak: number; member: { points: number; currentStreak: number } }
 
 /** The daily check-in: today's reward, the streak, and the next streak bonus. */
@@ -26,7 +27,7 @@ export function CheckinPanel({ data, reload }: PanelProps<Checkin>) {
       <div class="muted">{t('streak')}</div>
       <p>{t('todayReward', { n: data.todayReward })}</p>
       {data.nextStreakBonus && <p class="muted">{t('nextBonus', { n: data.nextStreakBonus.bonus, d: data.nextStreakBonus.daysAway })}</p>}
-      {done && <p class="note" role="status">+{number(done.pointsAwarded + (done.streakBonus ?? 0))} {t('points')}</p>}
+      {done && <p class="note" role="status">+{number(done.pointsAwarded)} {t('points')}</p>}
       <ErrorNote text={error} />
       <button class="btn" disabled={busy || !data.canCheckin || done !== null} onClick={checkIn}>{data.canCheckin && !done ? t('checkinBtn') : t('checkedIn')}</button>
     </div>

@@ -49,3 +49,9 @@ export function useDelay() {
   useEffect(() => () => timers.current.forEach(clearTimeout), []);
   return (ms: number) => new Promise<void>((resolve) => { timers.current.push(window.setTimeout(resolve, ms)); });
 }
+
+/** A coupon code a claim or a promo code gave: shown, labelled and copyable. */
+export function Coupon({ code }: { code: string }) {
+  const { t } = useContext(Ctx);
+  return <div class="row"><span class="muted">{t('coupon')}</span><span class="code grow">{code}</span><CopyButton text={code} /></div>;
+}

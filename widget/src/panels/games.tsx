@@ -6,13 +6,16 @@ export interface Game {
   id: string; name: string; type: string; pointsCost: number;
   prizes: { name: string; value: number; weight: number }[];
 }
-interface Play { success: boolean; result: { prize: { name: string; value: number } | null; pointsAwarded: number }; member: { points: number } }
+/** `animation` is what the server decided to show: the slot reels (prize indexes) and the dice faces. */
+interface Result { prizeIndex: number; pointsAwarded: number; animation: { reels?: number[]; dice?: number[] } }
+interface Play { success: boolean; result: Result; member: { points: number } }
 
 const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
 const SYMBOLS = ['🍒', '🍋', '⭐', '🔔', '7'];
 
 /** The animation of each game type, landing on what the server drew. */
-function Stage({ game, phase, prizeIndex }: { game: Game; phase: 'idle' | 'rolling' | 'done'; prizeIndex: number }) {
+function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' | 'done'; result: Result | null }) {
+  const prizeIndex = result?.prizeIndex ?? 0;
   const rolling = phase === 'rolling';
   if (game.type === 'SPIN_WHEEL') {
     // Several full turns, then the drawn prize's segment under the pointer at the top.
@@ -20,14 +23,14 @@ function Stage({ game, phase, prizeIndex }: { game: Game; phase: 'idle' | 'rolli
     const turn = phase === 'idle' ? 0 : 1440 - (prizeIndex + 0.5) * segment;
     const colors = ['var(--pc-primary)', '#f59e0b', '#10b981', '#ef4444'];
     const background = `conic-gradient(${game.prizes.map((_, i) => `${colors[i % 4]} ${i * segment}deg ${(i + 1) * segment}deg`).join(',')})`;
-    return <div class="stage" aria-hidden="true">▼<div class="wheel" style={{ transform: `rotate(${turn}deg)`, background }} /></div>;
+    return <div class="stage spin" aria-hidden="true">▼<div class="wheel" style={{ transform: `rotate(${turn}deg)`, background }} /></div>;
   }
   if (game.type === 'SLOTS') {
-    const symbol = SYMBOLS[prizeIndex % SYMBOLS.length]!;
-    return <div class="stage" aria-hidden="true">{[0, 1, 2].map((i) => <span key={i} class={rolling ? 'reel' : ''}>{rolling ? SYMBOLS[i] : symbol}</span>)}</div>;
+    const reels = result?.animation.reels ?? [0, 1, 2];
+    return <div class="stage" aria-hidden="true">{reels.map((reel, i) => <span key={i} class={rolling ? 'reel' : ''}>{SYMBOLS[(rolling ? i : reel) % SYMBOLS.length]}</span>)}</div>;
   }
   if (game.type === 'DICE') {
-    return <div class="stage" aria-hidden="true"><span key={phase} class={phase === 'idle' ? '' : 'die'}>{FACES[prizeIndex % 6]}</span></div>;
+    return <div class="stage" aria-hidden="true">{(result?.animation.dice ?? [6, 6]).map((face, i) => <span key={phase + i} class={phase === 'idle' ? '' : 'die'}>{FACES[face - 1]}</span>)}</div>;
   }
   return <div class="stage"><div class="scratch">{phase === 'done' ? game.prizes[prizeIndex]?.name ?? '?' : '?'}<b style={{ opacity: phase === 'done' ? 0 : 1 }} /></div></div>;
 }
@@ -37,24 +40,25 @@ function GameCard({ game }: { game: Game }) {
   const { busy, error, run } = useAction();
   const delay = useDelay();
   const [phase, setPhase] = useState<'idle' | 'rolling' | 'done'>('idle');
-  const [prizeIndex, setPrizeIndex] = useState(0);
+  const [result, setResult] = useState<Result | null>(null);
   const [outcome, setOutcome] = useState('');
   const play = () => run(async () => {
     setOutcome('');
     setPhase('idle');
-    const result = await call<Play>('POST', `/games/${encodeURIComponent(game.id)}/play`);
-    const prize = result.result.prize;
-    setPrizeIndex(Math.max(0, game.prizes.findIndex((p) => p.name === prize?.name && p.value === prize?.value)));
+    const played = await call<Play>('POST', `/games/${encodeURIComponent(game.id)}/play`);
+    const { pointsAwarded } = played.result;
+    setResult(played.result);
     setPhase('rolling');
     await delay(motionMs(1800));
     setPhase('done');
-    setPoints(result.member.points);
-    setOutcome(prize && result.result.pointsAwarded > 0 ? t('won', { x: t('cost', { n: result.result.pointsAwarded }) }) : prize ? t('won', { x: prize.name }) : t('noPrize'));
+    setPoints(played.member.points);
+    // A prize worth nothing ("Try again") is no win, whatever its name.
+    setOutcome(pointsAwarded > 0 ? t('won', { x: t('cost', { n: pointsAwarded }) }) : t('noPrize'));
   });
   return (
     <div class="card">
       <div class="row"><b class="grow">{game.name}</b><span class="muted">{game.pointsCost ? t('cost', { n: game.pointsCost }) : t('free')}</span></div>
-      <Stage game={game} phase={phase} prizeIndex={prizeIndex} />
+      <Stage game={game} phase={phase} result={result} />
       <p role="status" aria-live="polite">{outcome}</p>
       <ErrorNote text={error} />
       <button class="btn" disabled={busy} onClick={play}>{t('play')}</button>

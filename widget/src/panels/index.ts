@@ -1,5 +1,5 @@
 import type { FunctionComponent } from 'preact';
-import { ApiError, type Call } from '../api.ts';
+import type { Call } from '../api.ts';
 import type { Key } from '../strings.ts';
 import { Badges } from './badges.tsx';
 import { CheckinPanel } from './checkin.tsx';
@@ -11,7 +11,7 @@ import { Promo } from './promo.tsx';
 import { Quests } from './quests.tsx';
 import { ReferralPanel } from './referral.tsx';
 import { Rewards } from './rewards.tsx';
-import { SharePanel } from './share.tsx';
+import { SharePanel, type ShareInfo } from './share.tsx';
 
 export interface PanelDef {
   /** Also the translation key of its tab. */
@@ -31,15 +31,13 @@ async function loadCheckin(call: Call) {
   return game ? { ...(await call<object>('GET', `/games/${encodeURIComponent(game.id)}/checkin`)), gameId: game.id } : null;
 }
 
-/** Promo codes have no GET: a 405 says the endpoint exists, a 404 that this server has none. */
-async function probePromo(call: Call) {
-  try {
-    await call('GET', '/promo-code');
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 405) return {};
-    throw error;
-  }
-  return {};
+/** Sharing pays more of a loyalty programme when it shares the member's referral link, where there is one. */
+async function loadShare(call: Call) {
+  const [info, referral] = await Promise.all([
+    call<ShareInfo>('GET', '/social-share'),
+    call<{ shareLink: string | null }>('GET', '/referral').catch(() => null),
+  ]);
+  return { ...info, link: referral?.shareLink };
 }
 
 export const PANELS: PanelDef[] = [
@@ -50,7 +48,7 @@ export const PANELS: PanelDef[] = [
   { id: 'games', feature: 'games', load: get('/games'), view: Games },
   { id: 'checkin', feature: 'checkin', load: loadCheckin, view: CheckinPanel },
   { id: 'referrals', feature: 'referrals', load: get('/referral'), view: ReferralPanel },
-  { id: 'promo', feature: 'promo', load: probePromo, view: Promo },
-  { id: 'share', feature: 'share', load: get('/social-share'), view: SharePanel },
+  { id: 'promo', feature: 'promo', load: async () => ({}), view: Promo },
+  { id: 'share', feature: 'share', load: loadShare, view: SharePanel },
   { id: 'leaderboard', feature: 'leaderboard', load: get('/leaderboard'), view: Leaderboard },
 ];

@@ -1,22 +1,22 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import { ErrorNote, useAction } from './common.tsx';
+import { Coupon, ErrorNote, useAction } from './common.tsx';
 
-interface Redeemed { success: boolean; pointsAwarded: number; message: string }
+interface Redeemed { success: boolean; pointsAwarded: number; message: string; claim: { couponCode?: string } | null; member: { points: number } }
 
-/** Promo-code entry. The balance comes from the profile again, since the answer carries only the award. */
+/** Promo-code entry: the server's message, the coupon code a reward code gave, and the new balance. */
 export function Promo() {
   const { t, call, setPoints } = useContext(Ctx);
   const { busy, error, run } = useAction();
   const [code, setCode] = useState('');
-  const [result, setResult] = useState('');
+  const [result, setResult] = useState<Redeemed | null>(null);
   const redeem = (event: Event) => {
     event.preventDefault();
     void run(async () => {
       const answer = await call<Redeemed>('POST', '/promo-code', { code: code.trim() });
-      setResult(answer.message);
+      setResult(answer);
       setCode('');
-      setPoints((await call<{ points: number }>('GET', '/profile')).points);
+      setPoints(answer.member.points);
     });
   };
   return (
@@ -26,7 +26,12 @@ export function Promo() {
         <input id="pc-promo" class="grow" value={code} autocomplete="off" onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
         <button class="btn" disabled={busy || code.trim() === ''}>{t('redeem')}</button>
       </div>
-      {result && <p class="note" role="status">{result}</p>}
+      {result && (
+        <div class="note" role="status">
+          {result.message}
+          {result.claim?.couponCode && <Coupon code={result.claim.couponCode} />}
+        </div>
+      )}
       <ErrorNote text={error} />
     </form>
   );

@@ -1,6 +1,6 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import { CopyButton, ErrorNote, useAction, type PanelProps } from './common.tsx';
+import { Coupon, ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 interface Reward {
   id: string; name: string; description: string | null; imageUrl: string | null; pointsCost: number; type: string;
@@ -33,7 +33,7 @@ function RewardCard({ reward, reload }: { reward: Reward; reload: () => void }) 
       {claim ? (
         <div class="note" role="status">
           {t('claimed')}
-          {claim.couponCode && <div class="row"><span class="muted">{t('coupon')}</span><span class="code grow">{claim.couponCode}</span><CopyButton text={claim.couponCode} /></div>}
+          {claim.couponCode && <Coupon code={claim.couponCode} />}
         </div>
       ) : (
         <div class="row"><span class="muted grow">{why}</span><button class="btn" disabled={busy || !reward.canClaim} onClick={claimIt}>{t('claim')}</button></div>

@@ -3,22 +3,24 @@ import { Ctx } from '../context.ts';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 import { shareLinks } from './referral.tsx';
 
-interface ShareInfo { platforms: string[]; pointsPerShare: number; maxSharesPerDay: number; cooldownMinutes: number; todayShares: number; canShare: boolean }
-interface Shared { success: boolean; pointsAwarded: number }
+/** `link`: the member's referral link when the referral programme has one (loadShare), else the page is shared. */
+export interface ShareInfo { platforms: string[]; pointsPerShare: number; maxSharesPerDay: number; todayShares: number; canShare: boolean; link?: string | null }
+interface Shared { success: boolean; pointsAwarded: number; member: { points: number } }
 
-const PLATFORM_INDEX: Record<string, number> = { twitter: 0, facebook: 1, linkedin: 2, whatsapp: 3, email: 4 };
+/** The project's platforms (as the server names them) that shareLinks has a link for. */
+const PLATFORM_INDEX: Record<string, number> = { x: 0, twitter: 0, facebook: 1, linkedin: 2, whatsapp: 3, email: 4 };
 
-/** Shares the page the visitor is on; the server pays for it within its daily limit and cooldown. */
+/** Shares the member's referral link (or the page); the server pays for it within its daily limit and cooldown. */
 export function SharePanel({ data, reload }: PanelProps<ShareInfo>) {
   const { t, number, call, setPoints } = useContext(Ctx);
   const { busy, error, run } = useAction();
   const [awarded, setAwarded] = useState(0);
-  const links = shareLinks(location.href, t('email'));
+  const links = shareLinks(data.link ?? location.href, t('email'));
   const share = (platform: string) => run(async () => {
     window.open(links[PLATFORM_INDEX[platform] ?? 0]![1], '_blank', 'noopener');
-    const result = await call<Shared>('POST', '/social-share', { platform, shareType: 'page' });
+    const result = await call<Shared>('POST', '/social-share', { platform, shareType: data.link ? 'referral' : 'page' });
     setAwarded(result.pointsAwarded);
-    setPoints((await call<{ points: number }>('GET', '/profile')).points);
+    setPoints(result.member.points);
     reload();
   });
   return (

@@ -1,0 +1,14 @@
+import { redeemPromoCode } from '../../domain/promo.ts';
+import { readJson, validate } from '../request.ts';
+import { widgetPromoBody } from '../schemas/widget.ts';
+import type { WidgetApi } from './api.ts';
+
+/** Promo-code entry: `{success, pointsAwarded, message}`, plus the claim a REWARD code gave and the new balance. */
+export function promoRoutes({ route, ctx }: WidgetApi): void {
+  route('POST', '/promo-code', 'promo', async (event, { session, now }) => {
+    const { code } = validate(widgetPromoBody, await readJson(event));
+    const { redemption, member, pointsAwarded, message } = await ctx.write(() =>
+      redeemPromoCode(ctx.db, session.projectId, { externalId: session.externalId, code }, 'widget', now));
+    return { success: true, pointsAwarded, message, claim: redemption.reward, member: { points: member.points } };
+  });
+}
