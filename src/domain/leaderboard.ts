@@ -115,6 +115,6 @@ export function memberLeaderboard(db: Db, projectId: string, externalId: string,
     entries: board.entries.map((entry) => ({
       rank: entry.rank, name: publicName(entry.name), points: entry.points, isMember: entry.externalId === member.external_id,
     })),
-    member: rankIn(db, projectId, member.id, query.period, periodKeys(db, projectId, now)[query.period]),
+    member: rankIn(db, projectId, member.id, boards(db, projectId, now)[query.period]),
   };
 }
