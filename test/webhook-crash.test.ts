@@ -25,9 +25,10 @@ const exited = (child: { exitCode: number | null; signalCode: string | null; onc
 
 describe('a crash while deliveries are due and in flight', () => {
   it('delivers every event at least once after restart, and invents none', async () => {
-    // A slow receiver, so that at any moment some deliveries are in flight and more are waiting.
-    // (300 ms per answer, at most 32 at once per endpoint: about 100 a second, slower than the awards.)
-    const receiver = await startReceiver(() => ({ status: 200, delayMs: 300 }));
+    // A slow receiver, so that at the crash some deliveries are in flight and more are waiting.
+    // (1 s per answer, at most 32 at once per endpoint: about 30 a second, so the 325 events take
+    // 10 s to drain, longer than the awards take even on a slow machine.)
+    const receiver = await startReceiver(() => ({ status: 200, delayMs: 1_000 }));
     const db = join(dir, 'crash.db');
     const first = await spawnServer(db, ['--allow-insecure-webhooks']);
     const secretKey = /secret key\s+(sk_live_\w+)/.exec(first.output())![1]!;
@@ -63,7 +64,7 @@ describe('a crash while deliveries are due and in flight', () => {
       // Restart: the dead process's leases are taken over at once, the rest follow.
       const second = await spawnServer(db, ['--allow-insecure-webhooks']);
       try {
-        const deadline = Date.now() + 30_000;
+        const deadline = Date.now() + 45_000;
         const seen = () => new Set(receiver.received.map((r) => r.body.id as string));
         const pending = () => readDb(db, (conn) => conn.prepare("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'").pluck().get() as number);
         while ((atCrash.events.some((id) => !seen().has(id)) || (await pending()) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
@@ -81,5 +82,5 @@ describe('a crash while deliveries are due and in flight', () => {
       if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
       await receiver.close();
     }
-  }, 60_000);
+  }, 90_000);
 });
