@@ -39,8 +39,6 @@ const INTERNAL: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
   ['::', 96, 'ipv6', 'IPv4-compatible'],
-  ['::ffff:0:0', 96, 'ipv6', 'IPv4-mapped'],
-  ['64:ff9b::', 96, 'ipv6', 'NAT64'],
   ['100::', 64, 'ipv6', 'discard'],
   ['2001:db8::', 32, 'ipv6', 'documentation'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],
@@ -54,10 +52,56 @@ const RANGES = INTERNAL.map(([network, prefix, type, kind]) => {
   return { list, type, kind };
 });
 
-/** Why `address` may not be reached, or null when it may. */
+/** The 16 bytes of an IPv6 address (any valid text form, including a trailing dotted quad). */
+function ipv6Bytes(address: string): Buffer {
+  let text = address.replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) text = text.slice(0, quad.index) + [0, 2].map((i) => ((Number(quad[i + 1]) << 8) | Number(quad[i + 2])).toString(16)).join(':');
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const missing = 8 - groups(head).length - groups(tail).length;
+  const all = tail === undefined ? groups(head) : [...groups(head), ...Array<string>(missing).fill('0'), ...groups(tail)];
+  const bytes = Buffer.alloc(16);
+  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
+  return bytes;
+}
+
+const EMBEDDING: [string, number, string, (bytes: Buffer) => Buffer][] = [
+  ['::ffff:0:0', 96, 'IPv4-mapped', (b) => b.subarray(12)],
+  ['::ffff:0:0:0', 96, 'IPv4-translated', (b) => b.subarray(12)],
+  ['64:ff9b::', 96, 'NAT64', (b) => b.subarray(12)],
+  // RFC 6052 /48 layout: bits 64-71 are the zero "u" octet, so the address straddles it.
+  ['64:ff9b:1::', 48, 'local NAT64', (b) => Buffer.concat([b.subarray(6, 8), b.subarray(9, 11)])],
+  ['2002::', 16, '6to4', (b) => b.subarray(2, 6)],
+  // Teredo: the client's address is the last 32 bits, inverted.
+  ['2001::', 32, 'Teredo', (b) => Buffer.from(b.subarray(12).map((byte) => byte ^ 0xff))],
+];
+const EMBEDDINGS = EMBEDDING.map(([network, prefix, kind, extract]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, 'ipv6');
+  return { list, kind, extract };
+});
+
+/** The IPv4 address an IPv6 address carries (mapped, translated, NAT64, 6to4, Teredo), if any. */
+function embeddedIPv4(address: string): { ipv4: string; kind: string } | null {
+  const embedding = EMBEDDINGS.find((e) => e.list.check(address, 'ipv6'));
+  return embedding ? { ipv4: [...embedding.extract(ipv6Bytes(address))].join('.'), kind: embedding.kind } : null;
+}
+
+/**
+ * Why `address` may not be reached, or null when it may. An IPv6 form that carries an IPv4 address
+ * is judged by that address: the packets end up there.
+ */
 export function refusedAddress(address: string, policy: UrlPolicy): string | null {
   const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   if (policy.allowInsecure && isLoopback(address)) return null;
+  if (type === 'ipv6') {
+    const embedded = embeddedIPv4(address);
+    if (embedded) {
+      const refused = refusedAddress(embedded.ipv4, policy);
+      return refused ? `${refused}, carried in the ${embedded.kind} address ${address}` : null;
+    }
+  }
   const range = RANGES.find((r) => r.type === type && r.list.check(address, type));
   return range ? `${address} is a ${range.kind} address` : null;
 }
