@@ -65,8 +65,13 @@ export const doctorCommand = new Command('doctor')
     const webhooks = deliveryHealth(db);
     if (options.json) printJson({ healthy, integrity, violations, replication, webhooks });
     else {
-      console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks failed`
+      console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
+      for (const w of webhooks.failing) {
+        console.log(`  ${w.id} (${w.url}, project ${w.projectId}): ${w.state === 'disabled' ? `DISABLED at ${w.disabledAt}` : 'FAILING'}`
+          + `${w.failingSince ? `, nothing delivered since ${w.failingSince}` : ''}`);
+      }
+      console.log(`  ${webhooks.retention}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);

@@ -28,11 +28,15 @@ export const serveCommand = new Command('serve')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
+  .addOption(new Option('--webhook-dead-retention <duration>', 'keep dead webhook deliveries (given up after 5 attempts) this long')
+    .env('PUNCHCARD_WEBHOOK_DEAD_RETENTION').default('30d'))
+  .addOption(new Option('--webhook-disable-after <duration>', 'disable a webhook when nothing has succeeded for this long (across 3+ failed deliveries)')
+    .env('PUNCHCARD_WEBHOOK_DISABLE_AFTER').default('5d'))
   .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
   .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
   .action(async (options: {
     port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean; allowInsecureWebhooks?: boolean;
-    webhookRetention: string; replicate?: string; replicateInterval: string;
+    webhookRetention: string; webhookDeadRetention: string; webhookDisableAfter: string; replicate?: string; replicateInterval: string;
   }, command: Command) => {
     const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
     const server = await startServer({
@@ -44,7 +48,10 @@ export const serveCommand = new Command('serve')
       masterKey: process.env.PUNCHCARD_MASTER_KEY,
       demo: options.demo,
       logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
-      webhooks: { allowInsecure: options.allowInsecureWebhooks === true, retentionMs: parseDuration(options.webhookRetention) },
+      webhooks: {
+        allowInsecure: options.allowInsecureWebhooks === true, retentionMs: parseDuration(options.webhookRetention),
+        deadRetentionMs: parseDuration(options.webhookDeadRetention), disableAfterMs: parseDuration(options.webhookDisableAfter),
+      },
       replicate: options.replicate ? { url: options.replicate, intervalMs: parseDuration(options.replicateInterval) } : undefined,
     });
     // One write, so whoever reads the first line also gets the keys with it.

@@ -137,6 +137,9 @@ export function urlRefusal(text: string, policy: UrlPolicy): string | null {
   return refused ? `must not point inside a private network (${refused})` : null;
 }
 
+/** A URL or address that webhooks may not reach (as opposed to a DNS failure, which is retried). */
+export class RefusedAddress extends Error {}
+
 /**
  * Resolves the URL's host and refuses it if ANY address is internal. Run at registration and again
  * before every delivery, so a name that later resolves inward is not followed. Returns the checked
@@ -144,16 +147,16 @@ export function urlRefusal(text: string, policy: UrlPolicy): string | null {
  */
 export async function resolveSafely(text: string, policy: UrlPolicy, resolve: Resolver): Promise<{ address: string; family: number }[]> {
   const refusal = urlRefusal(text, policy);
-  if (refusal) throw new Error(`The URL ${refusal}`);
+  if (refusal) throw new RefusedAddress(`The URL ${refusal}`);
   const url = new URL(text);
   const host = bareHost(url);
   if (isIP(host) !== 0) return [];
   const addresses = await resolve(host);
-  if (addresses.length === 0) throw new Error(`${host} did not resolve to any address`);
+  if (addresses.length === 0) throw Object.assign(new Error(`${host} did not resolve to any address`), { code: 'ENOTFOUND' });
   for (const { address } of addresses) {
     const refused = refusedAddress(address, policy);
-    if (refused) throw new Error(`${host} resolves to ${refused}; webhooks may not reach private networks`);
-    if (url.protocol === 'http:' && !isLoopback(address)) throw new Error(`${host} resolves to ${address}; plain http may only reach loopback`);
+    if (refused) throw new RefusedAddress(`${host} resolves to ${refused}; webhooks may not reach private networks`);
+    if (url.protocol === 'http:' && !isLoopback(address)) throw new RefusedAddress(`${host} resolves to ${address}; plain http may only reach loopback`);
   }
   return addresses;
 }
@@ -168,6 +171,6 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy, resolve: 
   try {
     await resolveSafely(text, policy, resolve);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === undefined) throw badRequest(`"url" is refused: ${(error as Error).message}`);
+    if (error instanceof RefusedAddress) throw badRequest(`"url" is refused: ${(error as Error).message}`);
   }
 }

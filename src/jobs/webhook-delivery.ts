@@ -4,13 +4,14 @@ import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import {
-  claimDueDeliveries, claimEndpointDeliveries, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
+  claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, endpointQueues, nextDueAt, recordDelivered, recordFailed,
+  takeOverLeases, type ClaimedDelivery, type DisablePolicy,
 } from '../domain/deliveries.ts';
 import type { WriteRunner } from '../domain/expiry.ts';
 import { onEnqueue } from '../domain/outbox.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signMessage, type SignedMessage } from '../domain/webhook-signature.ts';
-import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
+import { RefusedAddress, resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
 import type { Logger } from '../log.ts';
 import { JobRunner, type ClaimArguments } from './runner.ts';
 
@@ -18,6 +19,8 @@ import { JobRunner, type ClaimArguments } from './runner.ts';
 export interface WebhookSettings extends UrlPolicy {
   /** One attempt's whole budget: DNS, connect, response. */
   timeoutMs: number;
+  /** The part of it the TCP (and TLS) connection may take. */
+  connectTimeoutMs: number;
   /** DNS; tests substitute a fake for names they need to control. */
   resolve: Resolver;
 }
@@ -30,25 +33,49 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
   perEndpoint?: number;
   /** How long delivered rows (and their events) are kept before the hourly prune removes them. */
   retentionMs?: number;
+  /** How long dead deliveries (and their events) are kept. */
+  deadRetentionMs?: number;
+  /** An endpoint is disabled when nothing has succeeded for this long (across several failed deliveries). */
+  disableAfterMs?: number;
+  /** Where the runner's warnings go (tests listen here); the server's logger by default. */
+  log?: Logger;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_DEAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
-export const webhookSettings = (options: DeliveryOptions = {}): WebhookSettings => ({
-  allowInsecure: options.allowInsecure ?? false,
-  timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  resolve: options.resolve ?? systemResolver,
-});
+export const webhookSettings = (options: DeliveryOptions = {}): WebhookSettings => {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return {
+    allowInsecure: options.allowInsecure ?? false,
+    timeoutMs,
+    connectTimeoutMs: Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs),
+    resolve: options.resolve ?? systemResolver,
+  };
+};
+
+/**
+ * Why an attempt failed, in a few words the operator can act on. Never anything the receiver sent
+ * beyond its status code: echoing a body would turn webhooks into a probe of internal services.
+ */
+export type FailureReason = `http_${number}` | 'timeout' | 'connect_timeout' | 'connection_refused' | 'connection_reset' | 'dns_error'
+  | 'tls_error' | 'unreachable' | 'blocked_address' | 'network_error';
 
 export interface AttemptOutcome {
   success: boolean;
   statusCode: number | null;
   durationMs: number;
   /** Why it failed, for the delivery's last_error. */
-  error: string | null;
+  error: FailureReason | null;
+  /** Bytes of the response body read (at most about MAX_RESPONSE_BYTES; the rest is never read). */
+  bytesRead: number;
 }
+
+/** The most of a response body that is read; past it the connection is dropped. */
+export const MAX_RESPONSE_BYTES = 4096;
 
 // Keep-alive pools: a receiver that gets many events keeps its connections warm.
 const agents = {
@@ -69,49 +96,103 @@ function pinnedLookup(addresses: { address: string; family: number }[]): LookupF
   };
 }
 
-const ERROR_SNIPPET = 200;
+class AttemptTimeout extends Error {
+  constructor(readonly reason: 'timeout' | 'connect_timeout') {
+    super(reason);
+  }
+}
 
-function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], signal: AbortSignal): Promise<{ status: number; snippet: string }> {
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
+
+function classify(error: unknown): FailureReason {
+  if (error instanceof AttemptTimeout) return error.reason;
+  if (error instanceof RefusedAddress) return 'blocked_address';
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'connection_reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns_error';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
+  if (TLS_CODE.test(code)) return 'tls_error';
+  return 'network_error';
+}
+
+/**
+ * POSTs and reads the status and at most MAX_RESPONSE_BYTES of the body: a receiver answering
+ * megabytes costs the server a few KiB. A body that ends within the cap leaves the socket for
+ * keep-alive; a longer one is cut off with its connection.
+ */
+function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], settings: WebhookSettings,
+  deadline: { onTimeout(fire: (error: Error) => void): void }): Promise<{ status: number; bytesRead: number }> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let connectTimer: NodeJS.Timeout | undefined;
+    const fail = (error: Error) => {
+      clearTimeout(connectTimer);
+      req.destroy();
+      reject(error);
+    };
     const req = send(url, {
       method: 'POST',
       headers: { ...message.headers, 'content-length': String(Buffer.byteLength(message.body)) },
       agent: agents[url.protocol as 'http:' | 'https:'],
-      signal,
       ...(addresses.length > 0 ? { lookup: pinnedLookup(addresses) } : {}),
     }, (res: IncomingMessage) => {
-      // Keep the start of the answer for an operator reading last_error; discard the rest.
-      let snippet = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (snippet.length < ERROR_SNIPPET) snippet += chunk.slice(0, ERROR_SNIPPET - snippet.length);
+      let bytesRead = 0;
+      const done = () => resolve({ status: res.statusCode ?? 0, bytesRead });
+      res.on('data', (chunk: Buffer) => {
+        bytesRead += chunk.length;
+        if (bytesRead > MAX_RESPONSE_BYTES) {
+          res.removeAllListeners('data');
+          res.destroy();
+          done();
+        }
       });
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, snippet }));
-      res.once('error', reject);
+      res.once('end', done);
+      res.once('error', () => done()); // the status is already in
     });
-    req.once('error', reject);
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(() => fail(new AttemptTimeout('connect_timeout')), settings.connectTimeoutMs);
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
+    req.once('error', (error) => fail(error));
+    req.once('close', () => clearTimeout(connectTimer));
+    deadline.onTimeout(fail);
     req.end(message.body);
   });
 }
 
-/** One attempt: resolve and check the host, POST the signed message, any 2xx is success. */
+/**
+ * One attempt: resolve and check the host, POST the signed message, any 2xx is success. Every timer
+ * it sets is cleared when it ends, so a finished attempt holds nothing.
+ */
 export async function attemptDelivery(urlText: string, message: SignedMessage, settings: WebhookSettings): Promise<AttemptOutcome> {
   const started = performance.now();
-  const signal = AbortSignal.timeout(settings.timeoutMs);
-  const timedOut = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
-  timedOut.catch(() => undefined);
   const elapsed = () => Math.round(performance.now() - started);
+  let onTimeout: (error: Error) => void = () => undefined;
+  let totalTimer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    totalTimer = setTimeout(() => {
+      const error = new AttemptTimeout('timeout');
+      onTimeout(error);
+      reject(error);
+    }, settings.timeoutMs);
+  });
+  timedOut.catch(() => undefined);
   try {
     const addresses = await Promise.race([resolveSafely(urlText, settings, settings.resolve), timedOut]);
-    const { status, snippet } = await Promise.race([post(new URL(urlText), message, addresses, signal), timedOut]);
+    const { status, bytesRead } = await post(new URL(urlText), message, addresses, settings, { onTimeout: (fire) => (onTimeout = fire) });
     const success = status >= 200 && status < 300;
-    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `HTTP ${status}${snippet ? `: ${snippet.trim()}` : ''}` };
+    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `http_${status}`, bytesRead };
   } catch (error) {
-    const reason = signal.aborted ? `timed out after ${settings.timeoutMs} ms` : (error as Error).message;
-    return { success: false, statusCode: null, durationMs: elapsed(), error: reason };
+    return { success: false, statusCode: null, durationMs: elapsed(), error: classify(error), bytesRead: 0 };
+  } finally {
+    clearTimeout(totalTimer);
   }
 }
+
+const formatDuration = (ms: number) =>
+  ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 1000)} s`;
 
 export interface DeliveryRunnerDeps {
   db: Db;
@@ -126,7 +207,8 @@ type DeliveryJob = ClaimedDelivery & { key: string };
 
 /** The webhook delivery runner: the durable job table in src/domain/deliveries.ts, sent over HTTP. */
 export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: DeliveryOptions = {}): JobRunner<DeliveryJob, AttemptOutcome> {
-  const { db, box, write, clock, log, settings } = deps;
+  const { db, box, write, clock, settings } = deps;
+  const log = options.log ?? deps.log;
   // Opening a sealed secret per delivery showed up in profiles; a rotation seals a new value, so
   // keying by the sealed text never serves a stale secret.
   const secrets = new Map<string, string>();
@@ -138,24 +220,59 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     }
     return secret;
   };
-  // Webhooks that may have due deliveries: added by emit() and by sweeps, dropped when a claim
-  // finds fewer than it asked for. Between sweeps the runner claims from these alone, so an
-  // endpoint's backlog is never scanned past while it is busy.
-  const withWork = new Set<string>();
-  const claim = (now: Date, leaseUntil: Date, { limit, perKey, inFlight, sweep }: ClaimArguments): ClaimedDelivery[] => {
+  const policy: DisablePolicy = { ...DEFAULT_DISABLE_POLICY, disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS };
+  const perEndpoint = options.perEndpoint ?? 16;
+  // Endpoints that may have due deliveries, by project: added by emit() and by sweeps, dropped when
+  // a claim finds fewer than it asked for. Between sweeps the runner claims from these alone.
+  const withWork = new Map<string, Set<string>>();
+  const addWork = (projectId: string, webhookId: string) => {
+    let endpoints = withWork.get(projectId);
+    if (!endpoints) withWork.set(projectId, (endpoints = new Set()));
+    endpoints.add(webhookId);
+  };
+  // Endpoints whose last attempt failed get one delivery in flight until one succeeds: ten
+  // black-holed receivers then hold ten slots, not all of them.
+  const struggling = new Set<string>();
+  // Round robin between projects: each claim starts after the project the last one served.
+  let lastProject = '';
+
+  /**
+   * Leases due deliveries for up to `limit` free slots, shared out round robin between projects
+   * and then between a project's endpoints. A full endpoint is skipped without reading its rows,
+   * and each endpoint's rows are reached through its index: O(endpoints + batch), never O(backlog).
+   */
+  const claim = (now: Date, leaseUntil: Date, { limit, inFlight, sweep }: ClaimArguments): ClaimedDelivery[] => {
     if (sweep) {
-      const claimed = claimDueDeliveries(db, now, leaseUntil, { limit, perEndpoint: perKey, inFlight });
-      for (const job of claimed) withWork.add(job.webhookId);
-      for (const [webhookId, count] of inFlight) if (count >= perKey) withWork.add(webhookId);
-      return claimed;
+      const nowText = now.toISOString();
+      for (const queue of endpointQueues(db)) if (queue.nextRunAt !== null && queue.nextRunAt <= nowText) addWork(queue.projectId, queue.webhookId);
     }
+    const room = (webhookId: string) => (struggling.has(webhookId) ? 1 : perEndpoint) - (inFlight.get(webhookId) ?? 0);
+    const projects = [...withWork.keys()].sort();
+    const first = projects.findIndex((projectId) => projectId > lastProject);
+    const order = first <= 0 ? projects : [...projects.slice(first), ...projects.slice(0, first)];
     const claimed: ClaimedDelivery[] = [];
-    for (const webhookId of withWork) {
-      const wanted = Math.min(perKey - (inFlight.get(webhookId) ?? 0), limit - claimed.length);
-      if (wanted <= 0) continue;
-      const found = claimEndpointDeliveries(db, webhookId, now, leaseUntil, wanted);
-      if (found.length < wanted) withWork.delete(webhookId);
-      claimed.push(...found);
+    const taken = new Map<string, number>();
+    for (let progress = true; progress && claimed.length < limit;) {
+      progress = false;
+      for (const projectId of order) {
+        const endpoints = withWork.get(projectId);
+        if (!endpoints) continue;
+        let share = Math.max(1, Math.floor((limit - claimed.length) / order.length));
+        for (const webhookId of endpoints) {
+          const wanted = Math.min(room(webhookId) - (taken.get(webhookId) ?? 0), share, limit - claimed.length);
+          if (wanted <= 0) continue;
+          const found = claimEndpointDeliveries(db, webhookId, now, leaseUntil, wanted);
+          if (found.length < wanted) endpoints.delete(webhookId);
+          if (found.length === 0) continue;
+          taken.set(webhookId, (taken.get(webhookId) ?? 0) + found.length);
+          claimed.push(...found);
+          share -= found.length;
+          lastProject = projectId;
+          progress = true;
+          if (share <= 0) break;
+        }
+        if (endpoints.size === 0) withWork.delete(projectId);
+      }
     }
     return claimed;
   };
@@ -167,9 +284,15 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       return attemptDelivery(job.url, message, settings);
     },
     record(job, outcome, now) {
-      if (outcome.success) return recordDelivered(db, job.id, outcome.statusCode!, now);
-      const { dead } = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now);
-      if (dead) log.error(`webhook ${job.webhookId}: delivery ${job.publicId} failed ${job.attempts + 1} times (${outcome.error}); the webhook is now marked failed`);
+      if (outcome.success) {
+        struggling.delete(job.webhookId);
+        if (recordDelivered(db, job.id, job.webhookId, outcome.statusCode!, now).recovered) log.info(`webhook ${job.webhookId}: delivering again`);
+        return;
+      }
+      struggling.add(job.webhookId);
+      const effect = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now, policy);
+      if (effect.startedFailing) log.warn(`webhook ${job.webhookId}: failing (${outcome.error}); it is disabled if nothing succeeds for ${formatDuration(policy.disableAfterMs)}`);
+      if (effect.disabled) log.warn(`webhook ${job.webhookId}: disabled, ${effect.disabled}; new events are not queued for it until it is re-enabled (punchcard webhooks enable ${job.webhookId})`);
     },
     nextDueAt: () => nextDueAt(db),
     takeOverLeases: (now) => takeOverLeases(db, now),
@@ -178,12 +301,12 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     clock,
     log,
     concurrency: options.concurrency ?? 128,
-    perKey: options.perEndpoint ?? 32,
+    perKey: perEndpoint,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
   });
-  onEnqueue(db, (webhookIds) => {
-    for (const webhookId of webhookIds) withWork.add(webhookId);
+  onEnqueue(db, (projectId, webhookIds) => {
+    for (const webhookId of webhookIds) addWork(projectId, webhookId);
     runner.wake();
   });
   return runner;
