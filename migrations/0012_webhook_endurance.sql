@@ -13,3 +13,17 @@ DROP INDEX webhook_deliveries_due;
 CREATE INDEX webhook_deliveries_leased ON webhook_deliveries(locked_until) WHERE status = 'pending' AND locked_until IS NOT NULL;
 -- Pruning: dead rows older than their retention (run_at is when the last attempt failed).
 CREATE INDEX webhook_deliveries_dead ON webhook_deliveries(run_at) WHERE status = 'dead';
+
+-- Failure reasons used to keep the first 200 characters of what the receiver answered, or the
+-- socket error's text (with internal addresses): keep only the classified reason the runner now writes.
+UPDATE webhook_deliveries SET last_error = CASE
+    WHEN last_status IS NOT NULL THEN 'http_' || last_status
+    WHEN last_error LIKE 'timed out%' THEN 'timeout'
+    WHEN last_error LIKE '%ECONNREFUSED%' THEN 'connection_refused'
+    WHEN last_error LIKE '%ECONNRESET%' OR last_error LIKE '%socket hang up%' THEN 'connection_reset'
+    WHEN last_error LIKE '%ENOTFOUND%' OR last_error LIKE '%EAI_AGAIN%' OR last_error LIKE '%did not resolve%' THEN 'dns_error'
+    WHEN last_error LIKE 'The URL %' OR last_error LIKE '% resolves to %' THEN 'blocked_address'
+    ELSE 'network_error' END
+  WHERE last_error IS NOT NULL;
+UPDATE webhooks SET last_error = 'Disabled: a delivery failed 5 times (the reason was recorded before migration 0012)'
+  WHERE last_error IS NOT NULL;
