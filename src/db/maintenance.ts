@@ -5,8 +5,8 @@ import type { Db } from './connection.ts';
 export const JOURNAL_SIZE_LIMIT = 4 << 20;
 /** Writes must pause this long before the WAL is checkpointed and truncated. */
 export const QUIET_MS = 10_000;
-/** Free pages returned to the disk per maintenance tick: a few MB, so no tick holds the lock for long. */
-export const VACUUM_PAGES = 1000;
+/** Free pages returned to the disk per maintenance tick: 2 MB, so no tick holds the lock for long. */
+export const VACUUM_PAGES = 500;
 
 /**
  * New files use incremental vacuum; an existing file is converted once (the setting only takes
