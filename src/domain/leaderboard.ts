@@ -56,6 +56,12 @@ function previousMonth(day: string): string {
 }
 
 /**
+ * Rows per pruning transaction. A board's rows are spread over the whole primary key (one per
+ * member), so each deleted row dirties its own page: 100 keep a batch near 5 ms (bench/README).
+ */
+export const LEADERBOARD_PRUNE_BATCH = 100;
+
+/**
  * Retention: every project keeps all-time totals and, of each kind (day, week, month), the current
  * period and the one before it (in the project's time zone). Older boards no leaderboard shows any
  * more; this deletes up to `limit` of their rows and returns how many it deleted.

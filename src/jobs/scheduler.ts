@@ -4,7 +4,7 @@ import { runExpiryPass, type WriteRunner } from '../domain/expiry.ts';
 import { addMs } from '../domain/clock.ts';
 import { pruneDelivered } from '../domain/deliveries.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/idempotency.ts';
-import { pruneLeaderboards } from '../domain/leaderboard.ts';
+import { LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../domain/leaderboard.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../log.ts';
@@ -32,9 +32,9 @@ export const pruneWebhookDeliveries = (write: WriteRunner, db: Db, now: Date, re
 export const purgeExpiredIdempotencyKeys = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
   inBatches(write, (limit) => purgeIdempotencyKeys(db, now, limit), PURGE_BATCH);
 
-/** Drops leaderboard totals of periods no leaderboard shows any more, in batches. */
+/** Drops leaderboard totals of periods no leaderboard shows any more, LEADERBOARD_PRUNE_BATCH per transaction. */
 export const pruneLeaderboardTotals = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
-  inBatches(write, (limit) => pruneLeaderboards(db, now, limit), PURGE_BATCH);
+  inBatches(write, (limit) => pruneLeaderboards(db, now, limit), LEADERBOARD_PRUNE_BATCH);
 
 /**
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
