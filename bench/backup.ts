@@ -1,6 +1,6 @@
 // `punchcard backup` under write load, measured:
 //   npm run bench:backup          (BACKUP_RATE awards/s, default 1000; BACKUP_PER_MEMBER, default 4)
-// Copies the cached ledger dataset (100,000 members, ~50 MB), starts `punchcard serve` on it,
+// Copies the cached ledger dataset (100,000 members with 4 awards each, ~90 MB), starts `punchcard serve` on it,
 // sends awards at a steady rate, and once the load runs takes `punchcard backup` (VACUUM INTO)
 // and then, for comparison, SQLite's online backup API (what `backup` used before) with a 60 s
 // limit. Prints each one's time and the award rate the server kept meanwhile, and checks that the
