@@ -67,7 +67,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
-  if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
+  try {
+    if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
+  } catch (error) {
+    // Another connection held the file (a backup, a report): the conversion waits for the next start.
+    log.info(`could not convert the database to incremental vacuum yet: ${(error as Error).message}`);
+  }
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
