@@ -41,7 +41,7 @@ describe('referral codes and stats', () => {
       rewards: { referrerReward: 100, refereeReward: 50 },
       limits: { perMonth: null, total: null, usedThisMonth: 0, usedTotal: 0 },
     });
-    const regenerated = regenerateReferralCode(server.ctx.db, server.projectId, 'rita', clock.now());
+    const regenerated = regenerateReferralCode(server.ctx.db, server.projectId, 'rita', server.publicUrl, clock.now());
     expect(regenerated.referralCode).not.toBe(code);
     expect((await apply('late', code)).status).toBe(404);
     expect((await server.api.get('/api/v1/referrals/stats/rita')).body.referralCode).toBe(regenerated.referralCode);
