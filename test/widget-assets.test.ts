@@ -86,7 +86,7 @@ describe('GET / and GET /demo', () => {
     // Markdown inside code stays text: the page never gets a <script> from a code sample.
     expect(doc.text).toContain('&lt;script src=&quot;https://loyalty.example.com/widget.js&quot;&gt;&lt;/script&gt;');
     // Every relative link points at a page this server answers, anchors included.
-    for (const name of ['widget', 'production', 'catalog', 'operations', 'api']) {
+    for (const name of ['widget', 'production', 'catalog', 'operations', 'api', 'cli']) {
       const html = (await api.get(`/docs/${name}`)).text;
       const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!).filter((href) => !/^(https?:|mailto:)/.test(href));
       expect(links.filter((href) => href.endsWith('.md') || href.includes('.md#')), name).toEqual([]);
