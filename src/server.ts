@@ -5,7 +5,8 @@ import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
 import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
-import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
+import { countRealProjects, createProject, type CreatedProject } from './domain/projects.ts';
+import { demoProject, NO_DEMO_PROJECT } from './domain/widget-demo.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -25,7 +26,7 @@ export interface ServeOptions {
   masterKey?: string | undefined;
   clock?: Clock;
   logLevel?: LogLevel;
-  /** Serve the demo shop at /demo; by default only when listening on loopback. */
+  /** Serve the demo shop at /demo (`serve --demo`), for the demo project `seed --demo` made; never by default. */
   demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
@@ -52,8 +53,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
-
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -67,6 +66,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
+  if (options.demo === true && demoProject(db) === null) {
+    store.close();
+    throw new Error(NO_DEMO_PROJECT);
+  }
   try {
     if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
   } catch (error) {
@@ -77,9 +80,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
   const committer = new GroupCommitter(db);
+  let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    replication: () => replication?.status() ?? null };
-  const demo = options.demo ?? isLoopback(options.host);
+    replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+  const demo = options.demo === true;
   const server = createServer(toNodeHandler(createApp(ctx, { demo })));
   server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
   let address: AddressInfo;
@@ -97,10 +101,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
-  // still creates the Default project and shows its keys.
-  const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
+  // still creates the Default project and shows its keys. The demo shop's project does not count.
+  const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  url = `http://${host}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, { ...options.webhooks, maintenance });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();

@@ -15,6 +15,8 @@ export interface AppContext {
   log: Logger;
   /** Outbound webhooks: URL policy, DNS and the attempt timeout. */
   webhooks: WebhookSettings;
+  /** The URL shoppers reach this server at (--public-url, else the address it listens on): share links use it. */
+  publicUrl: () => string;
   /** Replication as /healthz reports it; null when the server does not replicate. */
   replication?: () => ReplicationStatus | null;
 }

@@ -2,12 +2,14 @@ import * as v from 'valibot';
 import { calendarDate, email, externalId, httpUrl, queryInt, text } from './common.ts';
 import { promoRedeemBody } from './promo.ts';
 
-// X-Widget-Auth claims. `member` is checked separately, after the signature.
+// X-Widget-Auth claims. A `member` string (signed profile fields) is parsed and checked only once
+// the signature holds; a `member` object is unsigned and ignored.
 export const widgetAuthClaims = v.object({
   publicKey: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
   externalId,
   timestamp: v.pipe(v.number('must be a number (milliseconds since 1970)'), v.integer('must be whole milliseconds'), v.safeInteger('must be whole milliseconds')),
   signature: v.pipe(v.string('must be a string'), v.maxLength(200, 'must be at most 200 characters')),
+  member: v.optional(v.union([v.string(), v.looseObject({})], 'must be the signed JSON text of the profile fields')),
 });
 
 /** Profile data a shop's page may pass to init; metadata stays with the server API. */

@@ -1,6 +1,6 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
-import { forbidden, notFound } from '../../domain/errors.ts';
-import { requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget-config.ts';
+import { AppError, notFound } from '../../domain/errors.ts';
+import { originAllowed, originNotAllowed, requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget-config.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
 import { requireWidgetSession, type WidgetSession } from './auth.ts';
@@ -39,7 +39,7 @@ function preflight(event: H3Event): Response {
   return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, ...(origin ? { 'access-control-allow-origin': origin } : {}) } });
 }
 
-/** The page's own host: the widget served from this server to its own demo page. */
+/** The page's own host: the widget served from this server to its own pages (the demo shop). */
 const isSameHost = (origin: string, event: H3Event) => {
   try {
     return new URL(origin).host === event.req.headers.get('host');
@@ -49,18 +49,18 @@ const isSameHost = (origin: string, event: H3Event) => {
 };
 
 /**
- * The CORS headers for a request of this project, or 403 when a browser sent it from an origin the
- * project does not allow. Requests without Origin (servers, same-origin GETs) need none.
+ * The CORS headers for a request of this project. Requests without Origin (servers, same-origin
+ * GETs) need none. A browser request from an origin the project does not allow is refused
+ * (`origin_not_allowed`) before any work, with CORS headers so the widget can read why.
  */
-function corsHeaders(event: H3Event, allowedOrigins: string[]): Record<string, string> {
+function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
   const origin = event.req.headers.get('origin');
   if (origin === null) return {};
   if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*' };
-  const normalized = origin.toLowerCase();
-  if (isSameHost(origin, event) || allowedOrigins.some((allowed) => allowed.toLowerCase().replace(/\/+$/, '') === normalized)) {
-    return { 'access-control-allow-origin': origin, vary: 'Origin' };
-  }
-  throw forbidden(`The origin ${origin} is not among this project's allowed widget origins.`);
+  const headers = { 'access-control-allow-origin': origin, vary: 'Origin' };
+  if (isSameHost(origin, event) || originAllowed(origin, allowedOrigins)) return headers;
+  const refusal = originNotAllowed(origin, projectId);
+  throw new AppError(refusal.status, refusal.error, refusal.message, headers);
 }
 
 /** Authenticates, checks origin and feature, runs the handler; errors keep the CORS headers so the widget can read them. */
@@ -69,7 +69,7 @@ async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | 
   try {
     const session = requireWidgetSession(event, ctx);
     const config = widgetProjectConfig(ctx.db, session.projectId);
-    cors = corsHeaders(event, config.widgetSettings.allowedOrigins);
+    cors = corsHeaders(event, session.projectId, config.widgetSettings.allowedOrigins);
     for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
     if (feature) requireFeature(config, feature);
     return await handler(event, { session, config, now: ctx.clock() });
