@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
+import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
 import { createApp } from './http/app.ts';
@@ -62,7 +63,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
-  const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  const lock = lockForServer(options.db);
+  let store: Store;
+  try {
+    store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const { db, box } = store;
 
   let replication: Replication | null = null;
@@ -83,6 +91,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     store.close();
     await replication?.stop();
+    lock.release();
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
@@ -113,6 +122,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await closed;
       store.close();
       await replication?.stop(); // after the last write, so Litestream's last sync ships it
+      lock.release();
     },
   };
 }
