@@ -52,6 +52,7 @@ export const serveCommand = new Command('serve')
     const port = setting(command, 'port', parsePort)!;
     const host = setting(command, 'host', String)!;
     const replicate = setting(command, 'replicate', parseUrl);
+    const replicateInterval = setting(command, 'replicateInterval', parseDuration)!;
     const masterKey = process.env.PUNCHCARD_MASTER_KEY;
     if (masterKey) parseMasterKey(masterKey);
     const options = {
@@ -64,7 +65,7 @@ export const serveCommand = new Command('serve')
       demo: setting(command, 'demo', parseBoolean),
       logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
       webhooks: { allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)! },
-      replicate: replicate ? { url: replicate, intervalMs: setting(command, 'replicateInterval', parseDuration)! } : undefined,
+      replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
     };
     const server = await startServer(options).catch((error: unknown) => {
       throw listenError(error, port, host);
