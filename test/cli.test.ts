@@ -250,6 +250,9 @@ describe('one server per database file', () => {
       const second = punchcard(['serve', '--db', file, '--port', '0']);
       expect(second.status).toBe(1);
       expect(second.stderr).toBe(`punchcard: another Punchcard server is already running on ${file} (it holds ${file}.lock); stop it first, or give this one its own --db\n`);
+      // Nor does restore --force replace the file under it.
+      const restore = punchcard(['restore', '--from', `file://${join(dir, 'no-replica')}`, '--db', file, '--force']);
+      expect(restore).toMatchObject({ status: 1, stderr: `punchcard: A server is running on ${file}; stop it first.\n` });
     } finally {
       first.child.kill('SIGKILL'); // the lock dies with the process: no stale lock after a crash
       await new Promise((resolve) => first.child.once('exit', resolve));

@@ -13,6 +13,19 @@ export interface ServerLock {
  * lock behind. The CLI's commands do not take it: they are short and run beside the server.
  */
 export function lockForServer(dbPath: string): ServerLock {
+  const lock = tryLock(dbPath);
+  if (!lock) throw new Error(`another Punchcard server is already running on ${dbPath} (it holds ${dbPath}.lock); stop it first, or give this one its own --db`);
+  return lock;
+}
+
+/** Whether a server is running on `dbPath` now (for commands that must not work under one, such as restore). */
+export function serverRunning(dbPath: string): boolean {
+  const lock = tryLock(dbPath);
+  lock?.release();
+  return lock === null;
+}
+
+function tryLock(dbPath: string): ServerLock | null {
   const lockFile = `${dbPath}.lock`;
   ensureDirectory(dirname(dbPath));
   const lock = new Database(lockFile, { timeout: 0 });
@@ -25,9 +38,7 @@ export function lockForServer(dbPath: string): ServerLock {
     })();
   } catch (error) {
     lock.close();
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new Error(`another Punchcard server is already running on ${dbPath} (it holds ${lockFile}); stop it first, or give this one its own --db`);
-    }
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') return null;
     throw error;
   }
   return { release: () => lock.close() };

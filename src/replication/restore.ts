@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
 import { checkLedger } from '../domain/audit.ts';
+import { serverRunning } from '../db/server-lock.ts';
 import { checkMasterKey } from '../store.ts';
 import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { readStatusRecord } from './status.ts';
@@ -68,6 +69,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
   const server = readStatusRecord(target);
   if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
   ensureDirectory(dirname(target));
+  if (serverRunning(target)) throw new Error(`A server is running on ${target}; stop it first.`);
   const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
   try {
     const restored = join(scratch, 'restored.db');
