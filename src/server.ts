@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
+import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
@@ -47,6 +48,8 @@ export interface RunningServer {
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
   deliveries: JobRunner<{ key: string }, AttemptOutcome>;
   replication: Replication | null;
+  /** WAL and free-page housekeeping; null with Litestream, which then owns checkpoints. */
+  maintenance: StorageMaintenance | null;
   close(): Promise<void>;
 }
 
@@ -72,8 +75,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw error;
   }
   const { db, box } = store;
+  try {
+    if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
+  } catch (error) {
+    // Another connection held the file (a backup, a report): the conversion waits for the next start.
+    log.info(`could not convert the database to incremental vacuum yet: ${(error as Error).message}`);
+  }
 
   let replication: Replication | null = null;
+  let maintenance: StorageMaintenance | null = null;
   const committer = new GroupCommitter(db);
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     replication: () => replication?.status() ?? null };
@@ -88,6 +98,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
     }
     address = await listen(server, options.port, options.host);
+    maintenance = replication ? null : new StorageMaintenance(db, options.db);
   } catch (error) {
     store.close();
     await replication?.stop();
@@ -99,7 +110,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, options.webhooks);
+  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, { ...options.webhooks, maintenance });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
 
@@ -112,6 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store,
     deliveries,
     replication,
+    maintenance,
     async close() {
       scheduler?.stop();
       await deliveries.stop();

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -140,6 +140,15 @@ describe('replication with Litestream', { timeout: 60_000 }, () => {
     const then = await transactionIds(asOf);
     expect(before.filter((id) => !then.has(id))).toEqual([]);
     expect(after.filter((id) => then.has(id))).toEqual([]);
+
+    // A moment after the last write: the latest state at or before it, not "no backup"; readable by the owner only.
+    const later = join(dir, 'later.db');
+    const afterLast = punchcard(['restore', '--from', replica, '--db', later, '--timestamp', new Date(Date.now() + 3_600_000).toISOString()]);
+    expect(afterLast.stderr).toBe('');
+    expect(afterLast.status).toBe(0);
+    const latest = await transactionIds(later);
+    expect(acknowledged.filter((id) => !latest.has(id))).toEqual([]);
+    expect(statSync(later).mode & 0o777).toBe(0o600);
   });
 
   it('refuses to serve --replicate without Litestream, saying how to install it', async () => {
