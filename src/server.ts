@@ -4,6 +4,7 @@ import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
 import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
+import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { countRealProjects, createProject, type CreatedProject } from './domain/projects.ts';
 import { demoProject, NO_DEMO_PROJECT } from './domain/widget-demo.ts';
@@ -64,7 +65,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
-  const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  const lock = lockForServer(options.db);
+  let store: Store;
+  try {
+    store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const { db, box } = store;
   if (options.demo === true && demoProject(db) === null) {
     store.close();
@@ -98,6 +106,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     store.close();
     await replication?.stop();
+    lock.release();
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
@@ -129,6 +138,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await closed;
       store.close();
       await replication?.stop(); // after the last write, so Litestream's last sync ships it
+      lock.release();
     },
   };
 }

@@ -126,6 +126,13 @@ describe('replication with Litestream', { timeout: 60_000 }, () => {
     expect(keyless.stdout).toContain('No master key');
     expect(existsSync(join(dir, 'keyless.db'))).toBe(true);
     expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
+    // Nor does doctor (or any command) then make a new key that could not read the secrets: it names the one it needs.
+    const fingerprint = /the key with fingerprint ([0-9a-f]{16})/.exec(keyless.stdout)?.[1];
+    expect(fingerprint).toBeDefined();
+    const doctor = punchcard(['doctor', '--db', join(dir, 'keyless.db')], { PUNCHCARD_MASTER_KEY: '' });
+    expect(doctor.status).toBe(1);
+    expect(doctor.stderr).toContain(`the key with fingerprint ${fingerprint}`);
+    expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
 
     // Point in time: the first round, none of the second.
     const asOf = join(dir, 'as-of.db');

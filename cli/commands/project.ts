@@ -3,7 +3,7 @@ import { getSettings, projectView, updateSettings } from '../../src/domain/setti
 import { validate } from '../../src/http/request.ts';
 import { projectPatchBody } from '../../src/http/schemas/project.ts';
 import { withStore } from '../context.ts';
-import { parsePositiveInt, printJson } from '../output.ts';
+import { parsePositiveInt, printJson, printSummary } from '../output.ts';
 import { readJsonFile } from './catalog.ts';
 
 export const projectCommand = new Command('project').description("show or change one project's settings (name, time zone, expiry, bonuses, referrals, sharing, widget)");
@@ -15,7 +15,7 @@ projectCommand.command('show')
   .action((options: { project: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const view = projectView(db, options.project);
     if (options.json) return printJson(view);
-    console.log(JSON.stringify(view, null, 2));
+    printSummary({ ...view });
   }));
 
 projectCommand.command('set')

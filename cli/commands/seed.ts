@@ -202,4 +202,4 @@ export const seedCommand = new Command('seed')
       ...(showKeys ? [`  secret key       ${keys.secretKey}`, `  publishable key  ${keys.publishableKey}`, `  widget secret    ${keys.widgetSecret}`] : []),
       ...(result.project.demo ? ['Serve the demo shop with: punchcard serve --demo'] : []),
     ].join('\n'));
-  }));
+  }, { create: options.demo === true }));

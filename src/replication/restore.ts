@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
 import { checkLedger } from '../domain/audit.ts';
-import { parseMasterKey, SecretBox } from '../domain/secrets.ts';
-import { masterKeyMatches } from '../store.ts';
+import { serverRunning } from '../db/server-lock.ts';
+import { checkMasterKey } from '../store.ts';
 import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { readStatusRecord } from './status.ts';
 
@@ -93,24 +93,8 @@ function litestreamRestore(options: RestoreOptions, target: string, scratch: str
 }
 
 function checkKey(db: Db, target: string, masterKey: string | undefined): { masterKey: KeyCheck; keyProblem: string | null } {
-  const keyFile = `${target}.key`;
-  const text = masterKey || (existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined);
-  const source = masterKey ? 'PUNCHCARD_MASTER_KEY' : keyFile;
-  if (text === undefined) {
-    return {
-      masterKey: 'missing',
-      keyProblem: `No master key: the restored database cannot start without the key it was created with. Set PUNCHCARD_MASTER_KEY to it, or put it in ${keyFile} (mode 0600).`,
-    };
-  }
-  let matches: boolean | null;
-  try {
-    matches = masterKeyMatches(db, new SecretBox(parseMasterKey(text)));
-  } catch {
-    matches = false;
-  }
-  return matches === false
-    ? { masterKey: 'wrong', keyProblem: `The master key in ${source} is not the one this database was created with; the server will refuse to start. Use the original key.` }
-    : { masterKey: 'ok', keyProblem: null };
+  const { state, problem } = checkMasterKey(db, target, masterKey);
+  return { masterKey: state === 'unkeyed' ? 'ok' : state, keyProblem: problem };
 }
 
 /**
@@ -126,6 +110,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
   const server = readStatusRecord(target);
   if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
   ensureDirectory(dirname(target));
+  if (serverRunning(target)) throw new Error(`A server is running on ${target}; stop it first.`);
   const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
   try {
     const restored = join(scratch, 'restored.db');
