@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { FEATURES, LANGUAGES, SHARE_PLATFORMS } from '../../domain/settings.ts';
-import { httpUrl, noControlChars, text } from './common.ts';
+import { httpUrl, text } from './common.ts';
 
 const count = (max: number) => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'),
   v.maxValue(max, `must be at most ${max}`));
@@ -32,7 +32,7 @@ const origin = v.pipe(text(255), v.check((value) => {
 
 /** PATCH /project: every field optional; nested objects merge into what is stored. */
 export const projectPatchBody = v.strictObject({
-  name: v.optional(v.pipe(text(200), v.minLength(1, 'must not be empty'), v.check(noControlChars, 'must not contain control characters'))),
+  name: v.optional(v.pipe(text(200), v.minLength(1, 'must not be empty'))),
   timezone: v.optional(v.pipe(text(64), v.check(isTimeZone, 'must be an IANA time zone such as Europe/Paris or UTC'))),
   pointsExpiryDays: v.optional(v.nullable(v.pipe(count(36_500), v.minValue(1, 'must be at least 1 (null turns expiry off)')))),
   welcomeBonus: v.optional(count(1_000_000)),
