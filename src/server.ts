@@ -7,6 +7,9 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
+import { Guard, type GuardOptions } from './http/guard.ts';
+import { withSecurityHeaders } from './http/security-headers.ts';
+import { getSettings } from './domain/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
@@ -32,7 +35,30 @@ export interface ServeOptions {
   webhooks?: DeliveryOptions;
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
+  /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
+  guard?: GuardOptions;
+  /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
+  connections?: Partial<ConnectionOptions>;
 }
+
+export interface ConnectionOptions {
+  /** Open sockets at most; more are closed as they arrive. */
+  maxConnections: number;
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included: a slowly sent body is cut off here (408). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+export const CONNECTION_DEFAULTS: ConnectionOptions = {
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // Longer than common proxies' idle timeout, so they never reuse a socket this server closed.
+  keepAliveTimeoutMs: 65_000,
+};
 
 export interface RunningServer {
   url: string;
@@ -62,16 +88,28 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
+  // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
+  const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(`The headers timeout (${limits.headersTimeoutMs} ms) must not exceed the request timeout (${limits.requestTimeoutMs} ms).`);
+  }
+  const guard = new Guard(options.guard ?? {}, clock, log, (projectId) => getSettings(store.db, projectId).rateLimits);
   const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
   const { db, box } = store;
 
   let replication: Replication | null = null;
   const committer = new GroupCommitter(db);
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    replication: () => replication?.status() ?? null };
+    guard, replication: () => replication?.status() ?? null };
   const demo = options.demo ?? isLoopback(options.host);
-  const server = createServer(toNodeHandler(createApp(ctx, { demo })));
-  server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  }, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   let address: AddressInfo;
   try {
     if (litestream && options.replicate) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { widgetBundle } from '../../widget/build.ts';
@@ -8,6 +9,7 @@ import { listProjects } from '../domain/projects.ts';
 import { rootPath } from '../root.ts';
 import { signWidgetSession } from '../domain/widget-auth.ts';
 import type { AppContext } from './context.ts';
+import { htmlPolicy } from './security-headers.ts';
 
 const DOCS_DIR = rootPath('docs/');
 const DOCS = readdirSync(DOCS_DIR).filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
@@ -16,13 +18,16 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 /** JSON inside a <script>: no "</script>" or "<!--" can close it early. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-const page = (title: string, body: string, headers: Record<string, string> = {}) =>
-  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+/** An HTML page under its own policy: only scripts carrying this response's nonce run (no inline handlers). */
+const page = (title: string, body: string, headers: Record<string, string> = {}) => {
+  const nonce = randomBytes(16).toString('base64');
+  return new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:860px;margin:0 auto;padding:24px;line-height:1.5;color:#1f2937}
 a{color:#4f46e5}code{background:#f3f4f6;padding:1px 5px;border-radius:4px}.products{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:16px}
 .product{border:1px solid #e5e7eb;border-radius:12px;padding:16px}.product div{height:90px;border-radius:8px;background:#eef2ff;margin-bottom:8px}
-button{font:inherit;padding:8px 14px;border-radius:8px;border:1px solid #4f46e5;background:#fff;color:#4f46e5}</style></head><body>${body}</body></html>`,
-  { headers: { 'content-type': 'text/html; charset=utf-8', ...headers } });
+button{font:inherit;padding:8px 14px;border-radius:8px;border:1px solid #4f46e5;background:#fff;color:#4f46e5}</style></head><body>${body.replaceAll('<script', `<script nonce="${nonce}"`)}</body></html>`,
+  { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': htmlPolicy(nonce), ...headers } });
+};
 
 const DEMO_MEMBER = 'demo-shopper';
 
@@ -46,7 +51,7 @@ function demoPage(event: H3Event, ctx: AppContext): Response {
   return page('Punchcard demo shop', `<h1>Demo shop</h1>
 <p>Signed in as <b>${escapeHtml(externalId)}</b> of project <b>${escapeHtml(project.name)}</b>. The widget below was signed by this server for this page view.
 ${custom ? 'Custom mode: the page opens the widget itself.' : 'Open it with the button in the corner.'}</p>
-${custom ? '<p><button id="open-rewards" onclick="Punchcard.open()">My rewards</button> <button id="toggle-rewards" onclick="Punchcard.toggle()">Toggle</button></p>' : ''}
+${custom ? '<p><button id="open-rewards">My rewards</button> <button id="toggle-rewards">Toggle</button></p>' : ''}
 <div class="products">${products}</div>
 <pre id="errors" role="log"></pre>
 <script src="/widget.js"></script>
@@ -57,6 +62,7 @@ window.demoConfig = Object.assign(${scriptJson(config)}, {
   onWelcomeBonus: function (points) { document.body.setAttribute('data-welcome-bonus', String(points)); }
 });
 Punchcard.init(window.demoConfig);
+${custom ? "document.getElementById('open-rewards').addEventListener('click', function () { Punchcard.open(); });\ndocument.getElementById('toggle-rewards').addEventListener('click', function () { Punchcard.toggle(); });" : ''}
 </script>`, { 'cache-control': 'no-store' });
 }
 

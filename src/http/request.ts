@@ -55,6 +55,21 @@ function readNodeBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Before routing: a GET, HEAD or OPTIONS with a body, or any body announced above the limit, is
+ * refused at once, and the connection closed, so not a byte more of it is read.
+ */
+export function refuseUnwantedBody(event: H3Event): void {
+  const length = event.req.headers.get('content-length');
+  const hasBody = event.req.headers.has('transfer-encoding') || (length !== null && length !== '0');
+  if (hasBody && BODILESS_METHODS.has(event.req.method)) {
+    throw new AppError(413, 'Payload Too Large', `A ${event.req.method} request takes no body.`, { connection: 'close' });
+  }
+  if (Number(length ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+}
+
 async function readText(event: H3Event): Promise<string> {
   if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const node = event.runtime?.node?.req as IncomingMessage | undefined;

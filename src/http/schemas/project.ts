@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { FEATURES, LANGUAGES, SHARE_PLATFORMS } from '../../domain/settings.ts';
+import { RATE_PATTERN } from '../rate-limit.ts';
 import { httpUrl, text } from './common.ts';
 
 const count = (max: number) => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'),
@@ -29,6 +30,9 @@ const origin = v.pipe(text(255), v.check((value) => {
     return false;
   }
 }, 'must hold origins such as https://shop.example (scheme, host and port only), or "*"'));
+
+// null: back to the server's setting.
+const rate = v.optional(v.nullable(v.pipe(v.string('must be a string'), v.regex(RATE_PATTERN, 'must be a rate such as 600/min, 10/h or 100000/s, or "off"'))));
 
 /** PATCH /project: every field optional; nested objects merge into what is stored. */
 export const projectPatchBody = v.strictObject({
@@ -67,4 +71,5 @@ export const projectPatchBody = v.strictObject({
     })),
     allowedOrigins: v.optional(v.pipe(v.array(origin, 'must be an array'), v.maxLength(100, 'must hold at most 100 origins'))),
   })),
+  rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
 });
