@@ -37,17 +37,17 @@ export const multilineText = (max: number) => readable(max, noControlCharsButLin
 
 /**
  * Identifiers a client chooses (externalId, codes, ids, idempotency keys): letters, marks, digits,
- * punctuation and symbols of any script, in NFC; no spaces, control, format (bidi, zero-width) or
- * private-use characters, so two ids that look alike are alike.
+ * punctuation and symbols of any script and inner ASCII spaces, in NFC; no other spaces, control,
+ * format (bidi, zero-width) or private-use characters, so two ids that look alike are alike.
  */
-const PRINTABLE_ID = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]*$/u;
+const PRINTABLE_ID = /^(?! )[\p{L}\p{M}\p{N}\p{P}\p{S} ]*(?<! )$/u;
 export const identifier = (max: number) => v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must not be empty'),
   v.check(wellFormed, 'must be valid Unicode (it holds a lone surrogate)'),
   v.check(noControlChars, 'must not contain control characters'),
   v.check((value) => !wellFormed(value) || !noControlChars(value) || PRINTABLE_ID.test(value),
-    'must hold only letters, digits, punctuation and symbols (no spaces, invisible or bidirectional characters)'),
+    'must hold only letters, digits, punctuation, symbols and inner spaces (no invisible or bidirectional characters)'),
   v.check((value) => !wellFormed(value) || value.normalize('NFC') === value, 'must be in Unicode normalization form C (NFC)'),
   v.check((value) => characterCount(value) <= max, `must be at most ${max} characters`),
 );
