@@ -247,22 +247,35 @@ describe('the HTTP layer under attack, with production defaults', () => {
     expect((await server.api.post('/api/v1/members', { externalId: 'shop/7 ✓ Zoë 山田' })).status).toBe(201);
   });
 
-  it('refuses a body on GET at once: a 2 GB body on /healthz is not read', async () => {
+  /** Sends `head`, then body bytes while the server keeps reading, up to 64 MB; it must close the socket long before. */
+  async function flood(head: string, chunked = false): Promise<{ sent: number; received: string }> {
     const socket = await rawSocket(server.url);
     const answer = untilClosed(socket);
-    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000000\r\n\r\n');
-    const chunk = Buffer.alloc(64 * 1024, 97);
+    socket.write(head);
+    const data = Buffer.alloc(64 * 1024, 97);
+    const chunk = chunked ? Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]) : data;
     let sent = 0;
-    // Keep sending while the server keeps reading, up to 64 MB; it must close the socket long before.
     while (!socket.destroyed && sent < 64 * 1024 * 1024) {
       sent += chunk.length;
       if (!socket.write(chunk)) await new Promise((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
     }
     socket.destroy();
-    const received = await answer;
+    return { sent, received: await answer };
+  }
+
+  it('refuses a body on GET at once: a 2 GB body on /healthz is not read', async () => {
+    const { sent, received } = await flood('GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000000\r\n\r\n');
     expect(sent).toBeLessThan(64 * 1024 * 1024);
     expect(received).toMatch(/^HTTP\/1\.1 413/);
     expect(received).toContain('takes no body');
+  });
+
+  it('does not read on after answering: an endless chunked body with a wrong key gets its 401 and a closed connection', async () => {
+    const { sent, received } = await flood('POST /api/v1/members HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_live_wrong\r\n'
+      + 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', true);
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    expect(received).toMatch(/^HTTP\/1\.1 401/);
+    expect(received.toLowerCase()).toContain('connection: close');
   });
 
   it('refuses bodies over 64 KiB with 413', async () => {
