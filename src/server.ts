@@ -10,6 +10,9 @@ import { countRealProjects, createProject, type CreatedProject } from './domain/
 import { demoProject, NO_DEMO_PROJECT } from './domain/widget-demo.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
+import { Guard, type GuardOptions } from './http/guard.ts';
+import { withSecurityHeaders } from './http/security-headers.ts';
+import { getSettings } from './domain/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
@@ -35,7 +38,30 @@ export interface ServeOptions {
   webhooks?: DeliveryOptions;
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
+  /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
+  guard?: GuardOptions;
+  /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
+  connections?: Partial<ConnectionOptions>;
 }
+
+export interface ConnectionOptions {
+  /** Open sockets at most; more are closed as they arrive. */
+  maxConnections: number;
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included: a slowly sent body is cut off here (408). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+export const CONNECTION_DEFAULTS: ConnectionOptions = {
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // Longer than common proxies' idle timeout, so they never reuse a socket this server closed.
+  keepAliveTimeoutMs: 65_000,
+};
 
 export interface RunningServer {
   url: string;
@@ -65,6 +91,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
+  // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
+  const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(`The headers timeout (${limits.headersTimeoutMs} ms) must not exceed the request timeout (${limits.requestTimeoutMs} ms).`);
+  }
   const lock = lockForServer(options.db);
   let store: Store;
   try {
@@ -73,9 +104,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     lock.release();
     throw error;
   }
+  const guard = new Guard(options.guard ?? {}, clock, log, (projectId) => getSettings(store.db, projectId).rateLimits);
   const { db, box } = store;
   if (options.demo === true && demoProject(db) === null) {
     store.close();
+    lock.release();
     throw new Error(NO_DEMO_PROJECT);
   }
   try {
@@ -90,10 +123,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const committer = new GroupCommitter(db);
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
   const demo = options.demo === true;
-  const server = createServer(toNodeHandler(createApp(ctx, { demo })));
-  server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  }, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   let address: AddressInfo;
   try {
     if (litestream && options.replicate) {

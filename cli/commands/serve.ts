@@ -1,9 +1,11 @@
 import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/projects.ts';
-import { startServer } from '../../src/server.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/http/guard.ts';
+import { parseRate } from '../../src/http/rate-limit.ts';
 import { parseMasterKey } from '../../src/domain/secrets.ts';
+import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
-import { parseBoolean, parseChoice, parseDuration, parsePort, parseUrl, setting } from '../options.ts';
+import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { replicationBanner } from './replicate.ts';
 
@@ -31,7 +33,24 @@ function listenError(error: unknown, port: number, host: string): unknown {
   return error;
 }
 
-export const serveCommand = new Command('serve')
+/** `--rate-limit-<name>` / PUNCHCARD_RATE_LIMIT_<NAME> for each server-wide limit (docs/api.md, Limits). */
+const RATE_LIMIT_OPTIONS: [keyof RateLimitSettings, string, string][] = [
+  ['apiKey', 'api-key', 'server API requests per secret key'],
+  ['member', 'member', 'widget requests per member'],
+  ['memberWrites', 'member-writes', 'widget changes (claims, plays, shares, profile…) per member'],
+  ['promoFailures', 'promo-failures', 'failed promo codes per member'],
+  ['address', 'address', 'requests per client address, server API excepted'],
+  ['authFailures', 'auth-failures', 'failed API-key and widget-signature checks per client address'],
+  ['promoFailuresPerAddress', 'promo-failures-per-address', 'failed widget promo codes per client address'],
+];
+/** A rate as text (the guard parses it again per project); checked here so a bad one stops start-up. */
+const parseRateText: Parse<string> = (text) => {
+  parseRate(text.trim(), 'it');
+  return text.trim();
+};
+const optionName = (flag: string) => `rateLimit${flag.split('-').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`;
+
+export const serveCommand: Command = new Command('serve')
   .description('start the HTTP server (server API under /api/v1); creates the database if there is none, and refuses to start beside another server on the same file')
   .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('PUNCHCARD_PORT').default('3000'))
   .addOption(new Option('--host <host>', 'address to listen on').env('PUNCHCARD_HOST').default('127.0.0.1'))
@@ -46,6 +65,12 @@ export const serveCommand = new Command('serve')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
   .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
   .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
+  .addOption(new Option('--trusted-proxy <addresses>', 'comma-separated addresses of reverse proxies whose X-Forwarded-For names the client')
+    .env('PUNCHCARD_TRUSTED_PROXY'))
+  .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
+  .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
+  .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
+  .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
   .action(async (_options: object, command: Command) => {
     // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
     const port = setting(command, 'port', parsePort)!;
@@ -54,6 +79,8 @@ export const serveCommand = new Command('serve')
     const replicateInterval = setting(command, 'replicateInterval', parseDuration)!;
     const masterKey = process.env.PUNCHCARD_MASTER_KEY;
     if (masterKey) parseMasterKey(masterKey);
+    const rateLimits: Partial<RateLimitSettings> = {};
+    for (const [key, flag] of RATE_LIMIT_OPTIONS) rateLimits[key] = setting(command, optionName(flag), parseRateText)!;
     const options = {
       db: dbPath(command),
       port,
@@ -65,6 +92,13 @@ export const serveCommand = new Command('serve')
       logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
       webhooks: { allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)! },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
+      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
+      connections: {
+        maxConnections: setting(command, 'maxConnections', parseCount)!,
+        headersTimeoutMs: setting(command, 'headersTimeout', parseDuration)!,
+        requestTimeoutMs: setting(command, 'requestTimeout', parseDuration)!,
+        keepAliveTimeoutMs: setting(command, 'keepAliveTimeout', parseDuration)!,
+      },
     };
     const server = await startServer(options).catch((error: unknown) => {
       throw listenError(error, port, host);
@@ -83,3 +117,8 @@ export const serveCommand = new Command('serve')
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+
+for (const [key, flag, description] of RATE_LIMIT_OPTIONS) {
+  serveCommand.addOption(new Option(`--rate-limit-${flag} <rate>`, `${description}, e.g. 600/min, 10/h or off`)
+    .env(`PUNCHCARD_RATE_LIMIT_${flag.toUpperCase().replaceAll('-', '_')}`).default(DEFAULT_RATE_LIMITS[key]));
+}

@@ -186,7 +186,8 @@ async function widgetScript(event: H3Event): Promise<Response> {
 function widgetStrings(event: H3Event): Response {
   const file = event.context.params?.file ?? '';
   const language = file.endsWith('.json') ? file.slice(0, -5) : '';
-  const strings = TRANSLATIONS[language];
+  // Own keys only: "__proto__" or "constructor" must not find Object.prototype's.
+  const strings = Object.hasOwn(TRANSLATIONS, language) ? TRANSLATIONS[language] : undefined;
   if (strings === undefined) throw notFound(`The widget has no language "${language}"; it speaks ${LANGUAGES.join(', ')}.`);
   return new Response(JSON.stringify({ language, strings }), {
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=86400', 'access-control-allow-origin': '*' },

@@ -38,7 +38,18 @@ export interface TestServer extends RunningServer {
 export interface TestProject { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string; api: ReturnType<typeof client> }
 
 /** A real Punchcard server on 127.0.0.1 with its own SQLite file in a temp folder. */
-export async function startTestServer(options: { clock?: TestClock; webhooks?: ServeOptions['webhooks']; demo?: boolean } = {}): Promise<TestServer> {
+/**
+ * Tests send hundreds of widget calls and failed checks from one address and member within one
+ * frozen minute: their servers raise the public limits. test/security/ passes the real defaults.
+ */
+const RAISED_LIMITS: ServeOptions['guard'] = {
+  rateLimits: { member: '100000/min', memberWrites: '100000/h', promoFailures: '100000/h', address: '100000/min', authFailures: '100000/h',
+    promoFailuresPerAddress: '100000/h' },
+};
+
+export async function startTestServer(options: {
+  clock?: TestClock; webhooks?: ServeOptions['webhooks']; guard?: ServeOptions['guard']; connections?: ServeOptions['connections']; demo?: boolean;
+} = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
   const dbPath = join(dir, 'punchcard.db');
   const clock = options.clock ?? new TestClock(new Date());
@@ -53,6 +64,8 @@ export async function startTestServer(options: { clock?: TestClock; webhooks?: S
     db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
     // Receivers in tests listen on 127.0.0.1 over plain http.
     webhooks: { allowInsecure: true, ...options.webhooks },
+    guard: options.guard ?? RAISED_LIMITS,
+    connections: options.connections,
   });
   const bootstrap = server.bootstrap!;
   const testProject = (created: CreatedProject): TestProject => ({

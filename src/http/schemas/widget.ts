@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { calendarDate, email, externalId, httpUrl, queryInt, text } from './common.ts';
+import { calendarDate, email, externalId, httpUrl, identifier, queryInt, text } from './common.ts';
 import { promoRedeemBody } from './promo.ts';
 
 // X-Widget-Auth claims. A `member` string (signed profile fields) is parsed and checked only once
@@ -36,7 +36,7 @@ export const widgetHistoryQuery = v.strictObject({
 });
 
 /** POST /rewards: which reward to claim; the member is the signed one. */
-export const widgetClaimBody = v.strictObject({ rewardId: v.pipe(text(64), v.minLength(1, 'must not be empty')) });
+export const widgetClaimBody = v.strictObject({ rewardId: identifier(64) });
 
 /** POST /promo-code: the server API's body without externalId, which the signature gives. */
 export const widgetPromoBody = v.omit(promoRedeemBody, ['externalId']);
