@@ -162,7 +162,7 @@ describe('punchcard on the wrong database', () => {
       const result = punchcard(['--db', missing, ...args]);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`punchcard: no database at ${missing}. Pass --db PATH or set PUNCHCARD_DB`);
-      expect(result.stderr).toContain('only serve, migrate and projects create create a new one');
+      expect(result.stderr).toContain('only serve, migrate, projects create and seed --demo create a new one');
     }
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(join(dir, 'typo'))).toBe(false);

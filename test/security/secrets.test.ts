@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../src/domain/keys.ts';
-import { createProject, rotateWidgetSecret } from '../src/domain/projects.ts';
-import { keyFingerprint, SecretBox } from '../src/domain/secrets.ts';
-import { openStore } from '../src/store.ts';
-import { client } from './helpers/http.ts';
-import { startTestServer, TEST_MASTER_KEY, type TestServer } from './helpers/server.ts';
+import { issueKey } from '../../src/domain/keys.ts';
+import { createProject, rotateWidgetSecret } from '../../src/domain/projects.ts';
+import { keyFingerprint, SecretBox } from '../../src/domain/secrets.ts';
+import { openStore } from '../../src/store.ts';
+import { client } from '../helpers/http.ts';
+import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let second: { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string };
