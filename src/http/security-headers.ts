@@ -20,6 +20,10 @@ export const htmlPolicy = (nonce: string) =>
   `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; `
   + "connect-src 'self'; font-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/** Whether the request announced a body (a GET without one is never "complete" until read, yet has nothing left to read). */
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
 /**
  * Wraps a Node request listener so every response starts with the security headers (a handler's
  * own values win), and so an answer sent before the request's body has arrived (a 401, a 404, a
@@ -30,7 +34,7 @@ export function withSecurityHeaders(listener: (req: IncomingMessage, res: Server
     for (const [name, value] of HEADERS) res.setHeader(name, value);
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
-      if (!req.complete) this.setHeader('connection', 'close');
+      if (!req.complete && hasBody(req)) this.setHeader('connection', 'close');
       return writeHead.apply(this, args);
     } as typeof writeHead;
     return listener(req, res);

@@ -279,6 +279,12 @@ describe('the HTTP layer under attack, with production defaults', () => {
     expect(received.toLowerCase()).toContain('connection: close');
   });
 
+  it('keeps the connection alive after a GET without a body (only an unread body closes it)', async () => {
+    const res = await fetch(`${server.url}/healthz`);
+    await res.text();
+    expect(res.headers.get('connection')).not.toBe('close');
+  });
+
   it('refuses bodies over 64 KiB with 413', async () => {
     const big = await server.api.post('/api/v1/members', { externalId: 'big', metadata: { blob: 'x'.repeat(70 * 1024) } });
     expect(big.status).toBe(413);
