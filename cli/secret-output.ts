@@ -12,7 +12,7 @@ export interface SecretLine {
  * the owner only, beside the database, and stdout gets its path. `--json` always prints them: the
  * caller asked for them on stdout.
  */
-export function revealSecrets(dbPath: string, name: string, secrets: SecretLine[], toStdout = process.stdout.isTTY === true):
+export function revealSecrets(dbPath: string, name: string, secrets: SecretLine[], toStdout = process.stdout.isTTY === true, jsonFlag = true):
   { lines: string[]; file: string | null } {
   const width = Math.max(...secrets.map((secret) => secret.label.length));
   const lines = secrets.map((secret) => `  ${secret.label.padEnd(width)}  ${secret.value}`);
@@ -22,7 +22,7 @@ export function revealSecrets(dbPath: string, name: string, secrets: SecretLine[
   writeFileSync(file, `${lines.map((line) => line.trimStart()).join('\n')}\n`, { mode: 0o600, flag: 'wx' });
   return {
     lines: [`  ${secrets.map((secret) => secret.label).join(', ')}: written to ${file} (mode 0600; not printed, stdout is not a terminal).`,
-      '  Move them to your secret store, then delete the file. Pass --json to print them instead.'],
+      `  Move them to your secret store, then delete the file.${jsonFlag ? ' Pass --json to print them instead.' : ''}`],
     file,
   };
 }

@@ -14,7 +14,7 @@ function bootstrapBanner(created: CreatedProject, url: string, db: string): stri
   const { lines, file } = revealSecrets(db, created.project.id, [
     { label: 'secret key', value: created.secretKey },
     { label: 'widget secret', value: created.widgetSecret },
-  ]);
+  ], process.stdout.isTTY === true, false); // serve has no --json
   return `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
   publishable key  ${created.publishableKey}
