@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
@@ -54,13 +55,25 @@ describe('punchcard CLI', () => {
     expect(punchcard(['--version'])).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
 
-  it('rebuilds the bundle it runs when a source is newer, so an edit never runs stale code', () => {
+  it('never builds at start: it runs the bundle as built, even with a source newer than it', () => {
     const source = fileURLToPath(new URL('../src/root.ts', import.meta.url));
     const bundle = fileURLToPath(new URL('../dist/punchcard.mjs', import.meta.url));
-    const edited = new Date();
+    const built = statSync(bundle).mtimeMs;
+    const edited = new Date(Math.max(Date.now(), built + 1000));
     utimesSync(source, edited, edited);
     expect(punchcard(['--version']).status).toBe(0);
-    expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(edited.getTime());
+    expect(statSync(bundle).mtimeMs).toBe(built);
+  });
+
+  it('says how to build when the bundle is missing, instead of building it', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'punchcard-nobundle-'));
+    mkdirSync(join(checkout, 'cli'));
+    copyFileSync(fileURLToPath(new URL('../cli/punchcard.mjs', import.meta.url)), join(checkout, 'cli/punchcard.mjs'));
+    const result = spawnSync(process.execPath, [join(checkout, 'cli/punchcard.mjs'), '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('run `npm run build`');
+    expect(existsSync(join(checkout, 'dist'))).toBe(false);
+    rmSync(checkout, { recursive: true, force: true });
   });
 
   it('explains bad input in one line and exits 1', () => {
