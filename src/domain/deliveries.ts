@@ -40,19 +40,23 @@ interface ClaimRow {
   created_at: string;
 }
 
-export interface ClaimLimits {
-  /** Deliveries to lease at most. */
-  limit: number;
-  /** Deliveries in flight at once per endpoint at most. */
-  perEndpoint: number;
-  /** Deliveries this runner already has in flight, by webhook id. */
-  inFlight: ReadonlyMap<string, number>;
-}
-
 const CLAIM_SELECT = `SELECT d.id, d.public_id, d.webhook_id, d.attempts, w.url, w.secret,
     e.public_id AS event_public_id, e.type, e.data, e.created_at
   FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
   WHERE d.status = 'pending' AND d.run_at <= ? AND w.is_active = 1`;
+
+/**
+ * The statements the runner runs on the write path, each through webhook_deliveries_webhook_due
+ * (one endpoint's waiting rows, by due time), so their cost never grows with the backlog. A test
+ * checks their query plans.
+ */
+export const CLAIM_PLANS = {
+  dueCount: `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_due
+    WHERE webhook_id = ? AND status = 'pending' AND run_at <= ? LIMIT ?)`,
+  endpointClaim: `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`,
+  nextDue: `SELECT min((SELECT d.run_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due
+    WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.run_at LIMIT 1)) FROM webhooks w WHERE w.is_active = 1`,
+};
 
 /**
  * A lease is `run_at` moved to `leaseUntil`: if the process dies mid-delivery the row simply falls
@@ -72,27 +76,28 @@ function lease(db: Db, rows: ClaimRow[], leaseUntil: Date): ClaimedDelivery[] {
   }));
 }
 
-/**
- * The sweep: leases up to `limit` due deliveries of any active webhook, oldest first, at most
- * `perEndpoint` in flight per webhook (webhooks already at that limit are skipped in the query, so
- * a slow endpoint's backlog never holds up the others).
- */
-export function claimDueDeliveries(db: Db, now: Date, leaseUntil: Date, { limit, perEndpoint, inFlight }: ClaimLimits): ClaimedDelivery[] {
-  const full = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([webhookId]) => webhookId);
-  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id NOT IN (SELECT value FROM json_each(?)) ORDER BY d.run_at LIMIT ?`)
-    .all(now.toISOString(), JSON.stringify(full), limit);
-  const taken = new Map<string, number>();
-  return lease(db, rows.filter((row) => {
-    const count = taken.get(row.webhook_id) ?? inFlight.get(row.webhook_id) ?? 0;
-    if (count >= perEndpoint) return false;
-    taken.set(row.webhook_id, count + 1);
-    return true;
-  }), leaseUntil);
+/** An active webhook as the fair claim sees it. */
+export interface ActiveWebhook {
+  id: string;
+  projectId: string;
 }
 
-/** Leases up to `limit` due deliveries of one webhook, oldest first: the cheap claim between sweeps. */
+/** Every active webhook, by project: a small catalog table, read whole. */
+export function activeWebhooks(db: Db): ActiveWebhook[] {
+  return stmt<ActiveWebhook>(db, 'SELECT id, project_id AS projectId FROM webhooks WHERE is_active = 1 ORDER BY project_id, id').all();
+}
+
+/**
+ * How many of one webhook's deliveries are due, counting no further than `cap`: a walk of at most
+ * `cap` entries of its partial index, whatever its backlog.
+ */
+export function dueCount(db: Db, webhookId: string, now: Date, cap: number): number {
+  return stmt<number>(db, CLAIM_PLANS.dueCount).pluck().get(webhookId, now.toISOString(), cap)!;
+}
+
+/** Leases up to `limit` due deliveries of one webhook, oldest first, through its partial index. */
 export function claimEndpointDeliveries(db: Db, webhookId: string, now: Date, leaseUntil: Date, limit: number): ClaimedDelivery[] {
-  const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`).all(now.toISOString(), webhookId, limit);
+  const rows = stmt<ClaimRow>(db, CLAIM_PLANS.endpointClaim).all(now.toISOString(), webhookId, limit);
   return lease(db, rows, leaseUntil);
 }
 
@@ -123,11 +128,12 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
   });
 }
 
-/** When the next delivery of an active webhook falls due (a lease's expiry counts), or null. */
+/**
+ * When the next delivery of an active webhook falls due (a lease's expiry counts), or null. One
+ * probe of the per-webhook index per active webhook: a disabled endpoint's backlog is never walked.
+ */
 export function nextDueAt(db: Db): string | null {
-  // INDEXED BY: the planner otherwise prefers the covering per-webhook index and sorts every pending row.
-  return stmt<string>(db, `SELECT d.run_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_due JOIN webhooks w ON w.id = d.webhook_id
-    WHERE d.status = 'pending' AND w.is_active = 1 ORDER BY d.run_at LIMIT 1`).pluck().get() ?? null;
+  return stmt<string | null>(db, CLAIM_PLANS.nextDue).pluck().get() ?? null;
 }
 
 /**

@@ -41,6 +41,8 @@ const INTERNAL: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['::', 96, 'ipv6', 'IPv4-compatible'],
   ['::ffff:0:0', 96, 'ipv6', 'IPv4-mapped'],
   ['64:ff9b::', 96, 'ipv6', 'NAT64'],
+  ['64:ff9b:1::', 48, 'ipv6', 'local-use NAT64'],
+  ['::ffff:0:0:0', 96, 'ipv6', 'IPv4-translated'],
   ['100::', 64, 'ipv6', 'discard'],
   ['2001:db8::', 32, 'ipv6', 'documentation'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],
@@ -54,10 +56,56 @@ const RANGES = INTERNAL.map(([network, prefix, type, kind]) => {
   return { list, type, kind };
 });
 
+/** An IPv6 address as its 16 bytes (handles `::` and a trailing dotted quad). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, null];
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const left = groups(head);
+  const right = tail === null ? [] : groups(tail);
+  const words = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return words.flatMap((word) => [word >> 8, word & 0xff]);
+}
+
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((byte, i) => bytes[i] === byte);
+const quadOf = (bytes: number[]) => bytes.join('.');
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which the network delivers to: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64
+ * (64:ff9b::/96), 6to4 (2002:AABB:CCDD::/16) and Teredo (2001:0::/32: the server, and the client
+ * with its bits inverted).
+ */
+export function embeddedIpv4(address: string): string[] {
+  const bytes = ipv6Bytes(address);
+  const low = bytes.slice(12);
+  const zeros = (n: number) => Array<number>(n).fill(0);
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff]) || startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])
+    || (startsWith(bytes, zeros(12)) && low[0] !== 0)) { // ::a.b.c.d, but not :: or ::1
+    return [quadOf(low)];
+  }
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return [quadOf(low)];
+  if (startsWith(bytes, [0x20, 0x02])) return [quadOf(bytes.slice(2, 6))];
+  if (startsWith(bytes, [0x20, 0x01, 0, 0])) return [quadOf(bytes.slice(4, 8)), quadOf(low.map((byte) => byte ^ 0xff))];
+  return [];
+}
+
 /** Why `address` may not be reached, or null when it may. */
 export function refusedAddress(address: string, policy: UrlPolicy): string | null {
   const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   if (policy.allowInsecure && isLoopback(address)) return null;
+  if (type === 'ipv6') {
+    // Judged by the IPv4 address it carries: a 6to4 or Teredo form of 10.0.0.1 reaches 10.0.0.1.
+    for (const inner of embeddedIpv4(address)) {
+      const refused = refusedAddress(inner, { allowInsecure: false });
+      if (refused) return `${address} carries ${refused}`;
+    }
+  }
   const range = RANGES.find((r) => r.type === type && r.list.check(address, type));
   return range ? `${address} is a ${range.kind} address` : null;
 }

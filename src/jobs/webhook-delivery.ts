@@ -1,10 +1,10 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import {
-  claimDueDeliveries, claimEndpointDeliveries, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
+  activeWebhooks, claimEndpointDeliveries, dueCount, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
 } from '../domain/deliveries.ts';
 import type { WriteRunner } from '../domain/expiry.ts';
 import { onEnqueue } from '../domain/outbox.ts';
@@ -12,6 +12,7 @@ import type { SecretBox } from '../domain/secrets.ts';
 import { signMessage, type SignedMessage } from '../domain/webhook-signature.ts';
 import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
 import type { Logger } from '../log.ts';
+import { allot, endpointCaps } from './fair-share.ts';
 import { JobRunner, type ClaimArguments } from './runner.ts';
 
 /** How deliveries reach receivers. */
@@ -69,9 +70,35 @@ function pinnedLookup(addresses: { address: string; family: number }[]): LookupF
   };
 }
 
-const ERROR_SNIPPET = 200;
+/** What is read of a receiver's answer at most: its status decides; the body is never kept or shown. */
+const MAX_RESPONSE_BYTES = 4096;
+/** Slots an endpoint may hold until one of its attempts succeeds (see the fair claim). */
+export const UNPROVEN_IN_FLIGHT = 2;
 
-function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], signal: AbortSignal): Promise<{ status: number; snippet: string }> {
+/** Connecting may take this long at most (the whole attempt has `timeoutMs`). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** An attempt's failure, as a short class (`timeout`, `http_500`, …) and our own words; never the receiver's. */
+class AttemptFailure extends Error {}
+
+/** Our words for a socket or TLS error: its class and code, nothing the other side sent. */
+function classify(error: unknown): string {
+  if (error instanceof AttemptFailure) return error.message;
+  const code = String((error as NodeJS.ErrnoException).code ?? '');
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return `dns_error (${code})`;
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return `tls_error (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `unreachable (${code})`;
+  return code ? `network_error (${code})` : 'network_error';
+}
+
+/**
+ * POSTs the message and resolves with the status as soon as the answer's head arrives. The body is
+ * drained up to a few KiB (so a keep-alive socket can serve again) and past that the socket is
+ * dropped: a receiver answering 10 MB costs 4 KiB. Connecting has its own, shorter, limit.
+ */
+function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], signal: AbortSignal): Promise<number> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(url, {
@@ -81,35 +108,60 @@ function post(url: URL, message: SignedMessage, addresses: { address: string; fa
       signal,
       ...(addresses.length > 0 ? { lookup: pinnedLookup(addresses) } : {}),
     }, (res: IncomingMessage) => {
-      // Keep the start of the answer for an operator reading last_error; discard the rest.
-      let snippet = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (snippet.length < ERROR_SNIPPET) snippet += chunk.slice(0, ERROR_SNIPPET - snippet.length);
+      resolve(res.statusCode ?? 0);
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
       });
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, snippet }));
-      res.once('error', reject);
+      res.on('error', () => undefined); // the status is in; a torn body changes nothing
+    });
+    req.once('socket', (socket) => {
+      if (!socket.connecting) return;
+      const timer = setTimeout(() => req.destroy(new AttemptFailure(`connect_timeout (no connection within ${CONNECT_TIMEOUT_MS} ms)`)), CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
     });
     req.once('error', reject);
     req.end(message.body);
   });
 }
 
-/** One attempt: resolve and check the host, POST the signed message, any 2xx is success. */
+/**
+ * One attempt: resolve and check the host, POST the signed message, any 2xx is success. A failure
+ * is recorded as a class and our own words (`http_503 (Service Unavailable)`, `timeout …`,
+ * `blocked_address: …`), never what the receiver answered, so webhooks cannot be used to read
+ * internal services. The timer ends with the attempt.
+ */
 export async function attemptDelivery(urlText: string, message: SignedMessage, settings: WebhookSettings): Promise<AttemptOutcome> {
   const started = performance.now();
-  const signal = AbortSignal.timeout(settings.timeoutMs);
-  const timedOut = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const failure = new AttemptFailure(`timeout (no answer within ${settings.timeoutMs} ms)`);
+      controller.abort(failure);
+      reject(failure);
+    }, settings.timeoutMs);
+  });
   timedOut.catch(() => undefined);
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const addresses = await Promise.race([resolveSafely(urlText, settings, settings.resolve), timedOut]);
-    const { status, snippet } = await Promise.race([post(new URL(urlText), message, addresses, signal), timedOut]);
+    let addresses: { address: string; family: number }[];
+    try {
+      addresses = await Promise.race([resolveSafely(urlText, settings, settings.resolve), timedOut]);
+    } catch (error) {
+      if (error instanceof AttemptFailure || (error as NodeJS.ErrnoException).code !== undefined) throw error;
+      throw new AttemptFailure(`blocked_address: ${(error as Error).message}`);
+    }
+    const status = await Promise.race([post(new URL(urlText), message, addresses, controller.signal), timedOut]);
     const success = status >= 200 && status < 300;
-    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `HTTP ${status}${snippet ? `: ${snippet.trim()}` : ''}` };
+    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `http_${status} (${STATUS_CODES[status] ?? 'unknown status'})` };
   } catch (error) {
-    const reason = signal.aborted ? `timed out after ${settings.timeoutMs} ms` : (error as Error).message;
+    const reason = controller.signal.aborted ? classify(controller.signal.reason) : classify(error);
     return { success: false, statusCode: null, durationMs: elapsed(), error: reason };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -138,26 +190,28 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     }
     return secret;
   };
-  // Webhooks that may have due deliveries: added by emit() and by sweeps, dropped when a claim
-  // finds fewer than it asked for. Between sweeps the runner claims from these alone, so an
-  // endpoint's backlog is never scanned past while it is busy.
-  const withWork = new Set<string>();
-  const claim = (now: Date, leaseUntil: Date, { limit, perKey, inFlight, sweep }: ClaimArguments): ClaimedDelivery[] => {
-    if (sweep) {
-      const claimed = claimDueDeliveries(db, now, leaseUntil, { limit, perEndpoint: perKey, inFlight });
-      for (const job of claimed) withWork.add(job.webhookId);
-      for (const [webhookId, count] of inFlight) if (count >= perKey) withWork.add(webhookId);
-      return claimed;
-    }
-    const claimed: ClaimedDelivery[] = [];
-    for (const webhookId of withWork) {
-      const wanted = Math.min(perKey - (inFlight.get(webhookId) ?? 0), limit - claimed.length);
-      if (wanted <= 0) continue;
-      const found = claimEndpointDeliveries(db, webhookId, now, leaseUntil, wanted);
-      if (found.length < wanted) withWork.delete(webhookId);
-      claimed.push(...found);
-    }
-    return claimed;
+  const concurrency = options.concurrency ?? 128;
+  let turn = 0;
+  // Endpoints whose last attempt succeeded. Any other (new, failing, black-holed) may hold only
+  // UNPROVEN_IN_FLIGHT slots: a hung attempt keeps its slot for the whole timeout, so without this
+  // a few dead endpoints would fill the runner before anyone else's deliveries fell due.
+  const proven = new Set<string>();
+  /**
+   * The fair claim: every active endpoint is a contender; one with room (below its fair share) has
+   * its due deliveries counted through its own index, at most as many as it has room for; a full
+   * one is skipped without reading its rows. The free slots then go round robin between projects.
+   * Every statement is O(endpoints + batch), whatever the backlog.
+   */
+  const claim = (now: Date, leaseUntil: Date, { limit, perKey, inFlight }: ClaimArguments): ClaimedDelivery[] => {
+    const webhooks = activeWebhooks(db);
+    const caps = endpointCaps(webhooks.filter((w) => inFlight.has(w.id) || dueCount(db, w.id, now, 1) > 0), concurrency, perKey);
+    const wants = webhooks.filter((w) => caps.has(w.id)).map((w) => {
+      const cap = proven.has(w.id) ? caps.get(w.id)! : Math.min(caps.get(w.id)!, UNPROVEN_IN_FLIGHT);
+      const room = cap - (inFlight.get(w.id) ?? 0);
+      return { ...w, want: room > 0 ? dueCount(db, w.id, now, Math.min(room, limit)) : 0 };
+    });
+    const given = allot(wants, limit, turn++);
+    return [...given].flatMap(([webhookId, count]) => claimEndpointDeliveries(db, webhookId, now, leaseUntil, count));
   };
   const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
     claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
@@ -167,6 +221,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       return attemptDelivery(job.url, message, settings);
     },
     record(job, outcome, now) {
+      if (outcome.success) proven.add(job.webhookId);
+      else proven.delete(job.webhookId);
       if (outcome.success) return recordDelivered(db, job.id, outcome.statusCode!, now);
       const { dead } = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now);
       if (dead) log.error(`webhook ${job.webhookId}: delivery ${job.publicId} failed ${job.attempts + 1} times (${outcome.error}); the webhook is now marked failed`);
@@ -177,14 +233,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     write,
     clock,
     log,
-    concurrency: options.concurrency ?? 128,
+    concurrency,
     perKey: options.perEndpoint ?? 32,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
   });
-  onEnqueue(db, (webhookIds) => {
-    for (const webhookId of webhookIds) withWork.add(webhookId);
-    runner.wake();
-  });
+  onEnqueue(db, () => runner.wake());
   return runner;
 }
