@@ -14,7 +14,8 @@ export function demoCatalog(now: Date) {
   const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
   const day = (offset: number) => new Date(today + offset * DAY_MS).toISOString();
   return {
-    project: { welcomeBonus: 50, referral: { referralUrl: 'https://shop.example/join' } },
+    // No referral URL: share links are this server's /r/CODE landing page, which works as it is.
+    project: { welcomeBonus: 50 },
     levels: [
       { key: 'newcomer', level: 0, name: 'Newcomer', minTotalPointsEarned: 0 },
       { key: 'bronze', level: 1, name: 'Bronze', minTotalPointsEarned: 100 },

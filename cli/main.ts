@@ -16,14 +16,14 @@ import { seedCommand } from './commands/seed.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
-import { DEFAULT_DB } from './context.ts';
+import { CREATING_COMMANDS, DEFAULT_DB } from './context.ts';
 
 const { version } = JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string };
 
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
   .version(version, '-V, --version', 'print the version')
-  .addOption(new Option('--db <path>', 'SQLite database file').env('PUNCHCARD_DB').default(DEFAULT_DB))
+  .addOption(new Option('--db <path>', `SQLite database file; only ${CREATING_COMMANDS} create a new one`).env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,

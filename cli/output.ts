@@ -26,3 +26,38 @@ export function parsePositiveInt(text: string, what: string): number {
   if (!/^\d+$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) throw new Error(`${what} must be a positive whole number (got "${text}")`);
   return Number(text);
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function summaryValue(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(summaryValue).join(', ');
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return String(value);
+}
+
+/** `{a: {b: 1}}` as `[['a.b', '1']]`; a map of switches as one line: "on: x, y; off: z". */
+function summaryRows(object: Record<string, unknown>, prefix = ''): [string, string][] {
+  return Object.entries(object).flatMap(([key, value]): [string, string][] => {
+    const name = `${prefix}${key}`;
+    if (!isObject(value)) return [[name, summaryValue(value)]];
+    const switches = Object.entries(value);
+    if (switches.length > 0 && switches.every(([, on]) => typeof on === 'boolean')) {
+      const list = (on: boolean) => switches.filter(([, v]) => v === on).map(([k]) => k).join(', ') || '(none)';
+      return [[name, `on: ${list(true)}; off: ${list(false)}`]];
+    }
+    return summaryRows(value, `${name}.`);
+  });
+}
+
+/** Prints a settings object for people: top-level values first, then one section per nested object. */
+export function printSummary(object: Record<string, unknown>): void {
+  const scalars = Object.fromEntries(Object.entries(object).filter(([, value]) => !isObject(value)));
+  const sections: [string, [string, string][]][] = [['', summaryRows(scalars)],
+    ...Object.entries(object).filter(([, value]) => isObject(value)).map(([key, value]): [string, [string, string][]] => [key, summaryRows(value as Record<string, unknown>)])];
+  const width = Math.max(...sections.flatMap(([, rows]) => rows.map(([name]) => name.length)));
+  for (const [title, rows] of sections) {
+    if (title) console.log(`\n${title}`);
+    for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+  }
+}

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// Entry point of the `punchcard` command. It runs the CLI and server bundled into one file by
-// esbuild (dist/punchcard.mjs, rebuilt when a source changes): that starts several times faster
-// than loading every TypeScript module through tsx, which matters to a CLI run once per command.
-import { cliEntry } from './bundle.mjs';
+// Entry point of the `punchcard` command: it runs the CLI and server that `npm ci` (or
+// `npm run build`) bundled into dist/punchcard.mjs. Nothing is built or transpiled here.
+import { existsSync } from 'node:fs';
 
+const bundle = new URL('../dist/punchcard.mjs', import.meta.url);
+if (!existsSync(bundle)) {
+  console.error('punchcard: dist/punchcard.mjs is missing; run `npm run build` in the checkout (`npm ci` runs it).');
+  process.exit(1);
+}
 process.setSourceMapsEnabled(true);
-await import(await cliEntry());
+await import(bundle.href);

@@ -3,10 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
+import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
+import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
-import { countProjects, createProject, type CreatedProject } from './domain/projects.ts';
+import { countRealProjects, createProject, type CreatedProject } from './domain/projects.ts';
+import { demoProject, NO_DEMO_PROJECT } from './domain/widget-demo.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
+import { Guard, type GuardOptions } from './http/guard.ts';
+import { withSecurityHeaders } from './http/security-headers.ts';
+import { getSettings } from './domain/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
@@ -24,7 +30,7 @@ export interface ServeOptions {
   masterKey?: string | undefined;
   clock?: Clock;
   logLevel?: LogLevel;
-  /** Serve the demo shop at /demo; by default only when listening on loopback. */
+  /** Serve the demo shop at /demo (`serve --demo`), for the demo project `seed --demo` made; never by default. */
   demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
@@ -32,7 +38,30 @@ export interface ServeOptions {
   webhooks?: DeliveryOptions;
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
+  /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
+  guard?: GuardOptions;
+  /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
+  connections?: Partial<ConnectionOptions>;
 }
+
+export interface ConnectionOptions {
+  /** Open sockets at most; more are closed as they arrive. */
+  maxConnections: number;
+  /** Time to receive a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included: a slowly sent body is cut off here (408). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeoutMs: number;
+}
+
+export const CONNECTION_DEFAULTS: ConnectionOptions = {
+  maxConnections: 1000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // Longer than common proxies' idle timeout, so they never reuse a socket this server closed.
+  keepAliveTimeoutMs: 65_000,
+};
 
 export interface RunningServer {
   url: string;
@@ -46,10 +75,10 @@ export interface RunningServer {
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
   deliveries: JobRunner<{ key: string }, AttemptOutcome>;
   replication: Replication | null;
+  /** WAL and free-page housekeeping; null with Litestream, which then owns checkpoints. */
+  maintenance: StorageMaintenance | null;
   close(): Promise<void>;
 }
-
-const isLoopback = (host: string) => host === 'localhost' || host === '::1' || host.startsWith('127.');
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -62,16 +91,48 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const clock = options.clock ?? systemClock;
   const log = createLogger(options.logLevel);
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
-  const store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
+  const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(`The headers timeout (${limits.headersTimeoutMs} ms) must not exceed the request timeout (${limits.requestTimeoutMs} ms).`);
+  }
+  const lock = lockForServer(options.db);
+  let store: Store;
+  try {
+    store = await openStore({ path: options.db, synchronous: options.synchronous, masterKey: options.masterKey });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const guard = new Guard(options.guard ?? {}, clock, log, (projectId) => getSettings(store.db, projectId).rateLimits);
   const { db, box } = store;
+  if (options.demo === true && demoProject(db) === null) {
+    store.close();
+    lock.release();
+    throw new Error(NO_DEMO_PROJECT);
+  }
+  try {
+    if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
+  } catch (error) {
+    // Another connection held the file (a backup, a report): the conversion waits for the next start.
+    log.info(`could not convert the database to incremental vacuum yet: ${(error as Error).message}`);
+  }
 
   let replication: Replication | null = null;
+  let maintenance: StorageMaintenance | null = null;
   const committer = new GroupCommitter(db);
+  let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    replication: () => replication?.status() ?? null };
-  const demo = options.demo ?? isLoopback(options.host);
-  const server = createServer(toNodeHandler(createApp(ctx, { demo })));
-  server.keepAliveTimeout = 65_000; // longer than common proxies' idle timeout, so they never reuse a closed socket
+    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+  const demo = options.demo === true;
+  const server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  }, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   let address: AddressInfo;
   try {
     if (litestream && options.replicate) {
@@ -80,17 +141,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
     }
     address = await listen(server, options.port, options.host);
+    maintenance = replication ? null : new StorageMaintenance(db, options.db);
   } catch (error) {
     store.close();
     await replication?.stop();
+    lock.release();
     throw error;
   }
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
-  // still creates the Default project and shows its keys.
-  const bootstrap = countProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
+  // still creates the Default project and shows its keys. The demo shop's project does not count.
+  const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, options.webhooks);
+  url = `http://${host}:${address.port}`;
+  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, { ...options.webhooks, maintenance });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
 
@@ -103,6 +166,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     store,
     deliveries,
     replication,
+    maintenance,
     async close() {
       scheduler?.stop();
       await deliveries.stop();
@@ -113,6 +177,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await closed;
       store.close();
       await replication?.stop(); // after the last write, so Litestream's last sync ships it
+      lock.release();
     },
   };
 }

@@ -1,5 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import Database from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,13 +55,25 @@ describe('punchcard CLI', () => {
     expect(punchcard(['--version'])).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
 
-  it('rebuilds the bundle it runs when a source is newer, so an edit never runs stale code', () => {
+  it('never builds at start: it runs the bundle as built, even with a source newer than it', () => {
     const source = fileURLToPath(new URL('../src/root.ts', import.meta.url));
     const bundle = fileURLToPath(new URL('../dist/punchcard.mjs', import.meta.url));
-    const edited = new Date();
+    const built = statSync(bundle).mtimeMs;
+    const edited = new Date(Math.max(Date.now(), built + 1000));
     utimesSync(source, edited, edited);
     expect(punchcard(['--version']).status).toBe(0);
-    expect(statSync(bundle).mtimeMs).toBeGreaterThanOrEqual(edited.getTime());
+    expect(statSync(bundle).mtimeMs).toBe(built);
+  });
+
+  it('says how to build when the bundle is missing, instead of building it', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'punchcard-nobundle-'));
+    mkdirSync(join(checkout, 'cli'));
+    copyFileSync(fileURLToPath(new URL('../cli/punchcard.mjs', import.meta.url)), join(checkout, 'cli/punchcard.mjs'));
+    const result = spawnSync(process.execPath, [join(checkout, 'cli/punchcard.mjs'), '--version'], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('run `npm run build`');
+    expect(existsSync(join(checkout, 'dist'))).toBe(false);
+    rmSync(checkout, { recursive: true, force: true });
   });
 
   it('explains bad input in one line and exits 1', () => {
@@ -69,8 +83,10 @@ describe('punchcard CLI', () => {
     const badDuration = punchcard(['--db', db, 'keys', 'create', '--project', project.project.id, '--type', 'secret', '--expires-in', 'soon']);
     expect(badDuration.status).toBe(1);
     expect(badDuration.stderr).toMatch(/not a duration/);
-    const unknownProject = punchcard(['--db', db, 'keys', 'list', '--project', 'prj_nope']);
-    expect(unknownProject.status).toBe(0); // an unknown project simply has no keys
+    for (const args of [['keys', 'list'], ['members', 'list'], ['project', 'show'], ['points', 'add', '--member', 'm', '--amount', '5']]) {
+      const unknownProject = punchcard(['--db', db, ...args, '--project', 'prj_nope']);
+      expect(unknownProject).toMatchObject({ status: 1, stdout: '', stderr: 'punchcard: no project prj_nope; `punchcard projects list` shows them\n' });
+    }
     const unknownKey = punchcard(['--db', db, 'keys', 'revoke', 'key_nope']);
     expect(unknownKey.status).toBe(1);
     expect(unknownKey.stderr).toMatch(/No API key with id "key_nope"/);
@@ -118,9 +134,11 @@ describe('punchcard backup', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const fresh = join(dir, 'port-taken.db');
     try {
-      const failed = punchcard(['serve', '--db', fresh, '--port', String((taken.address() as AddressInfo).port)]);
+      const port = (taken.address() as AddressInfo).port;
+      const failed = punchcard(['serve', '--db', fresh, '--port', String(port)]);
       expect(failed.status).toBe(1);
-      expect(failed.stderr).toContain('EADDRINUSE');
+      // One line naming the port and the flag, no stack trace.
+      expect(failed.stderr).toBe(`punchcard: port ${port} on 127.0.0.1 is already in use; stop what uses it or choose another with --port (or PUNCHCARD_PORT)\n`);
     } finally {
       taken.close();
     }
@@ -145,5 +163,115 @@ describe('punchcard backup', () => {
     const projects = punchcardJson(['--db', copy, 'projects', 'list']).projects;
     expect(projects.map((p: { id: string }) => p.id)).toEqual([created.project.id]);
     expect(punchcard(['--db', copy, 'doctor']).status).toBe(0);
+  });
+});
+
+describe('punchcard on the wrong database', () => {
+  const noKey = { PUNCHCARD_MASTER_KEY: '' }; // empty counts as unset: the key comes from the file beside the database
+
+  it('refuses a missing or empty database instead of creating one, and says how to point at the right one', () => {
+    const missing = join(dir, 'typo', 'punchcard.db');
+    for (const args of [['doctor'], ['projects', 'list'], ['keys', 'list', '--project', 'prj_x'], ['backup', join(dir, 'b.db')], ['migrate', '--status'], ['replicate', 'status']]) {
+      const result = punchcard(['--db', missing, ...args]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`punchcard: no database at ${missing}. Pass --db PATH or set PUNCHCARD_DB`);
+      expect(result.stderr).toContain('only serve, migrate, projects create and seed --demo create a new one');
+    }
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(join(dir, 'typo'))).toBe(false);
+    // The default path is relative to the working folder, and PUNCHCARD_DB names another.
+    expect(punchcard(['doctor'], { PUNCHCARD_DB: missing }).stderr).toContain(`no database at ${missing}`);
+    const empty = join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    expect(punchcard(['--db', empty, 'doctor']).stderr).toContain(`no database at ${empty} (the file is empty)`);
+    expect(readFileSync(empty, 'utf8')).toBe('');
+  });
+
+  it('lets only serve, migrate and projects create make a database, and says so in --help', () => {
+    const help = (...args: string[]) => punchcard([...args, '--help']).stdout.replace(/\s+/g, ' ');
+    for (const creating of [['serve'], ['migrate'], ['projects', 'create']]) expect(help(...creating)).toContain('creates the database if there is none');
+    expect(help('doctor')).not.toContain('creates the database');
+    const migrated = join(dir, 'migrated.db');
+    expect(punchcard(['--db', migrated, 'migrate']).stdout).toMatch(/Applied \d+ migration/);
+    // A schema without a project is no server's database: doctor does not call it healthy.
+    const doctor = punchcard(['--db', migrated, 'doctor']);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toMatch(/Projects: none; no server has started on/);
+  });
+
+  it('refuses a file that is not a Punchcard database', () => {
+    const notOurs = join(dir, 'not-ours.db');
+    const other = new Database(notOurs);
+    other.exec('CREATE TABLE notes (text TEXT)');
+    other.close();
+    const result = punchcard(['--db', notOurs, 'projects', 'list']);
+    expect(result).toMatchObject({ status: 1, stderr: `punchcard: ${notOurs} is not a Punchcard database (it has no schema_migrations table); check --db or PUNCHCARD_DB.\n` });
+    const untouched = new Database(notOurs, { readonly: true });
+    expect(untouched.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['notes']);
+    untouched.close();
+  });
+
+  it('never makes a new key for a database that holds encrypted secrets, and names the key it needs', () => {
+    const original = join(dir, 'keyed.db');
+    const created = JSON.parse(punchcard(['--db', original, 'projects', 'create', '--name', 'Keyed', '--json'], noKey).stdout);
+    const key = readFileSync(`${original}.key`, 'utf8').trim();
+    const fingerprint = JSON.parse(punchcard(['--db', original, 'doctor', '--json'], noKey).stdout).masterKey.fingerprint;
+    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(readFileSync(original).includes(Buffer.from(key))).toBe(false);
+    // A restore without the key file: every command refuses, names the fingerprint, and makes no key.
+    const restored = join(dir, 'restored.db');
+    expect(punchcard(['--db', original, 'backup', restored], noKey).status).toBe(0);
+    for (const args of [['doctor'], ['projects', 'list'], ['project', 'show', '--project', created.project.id]]) {
+      const result = punchcard(['--db', restored, ...args], noKey);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(`No master key for ${restored}, which holds encrypted secrets: Set PUNCHCARD_MASTER_KEY to the key with fingerprint ${fingerprint}, or put that key in ${restored}.key`);
+    }
+    expect(existsSync(`${restored}.key`)).toBe(false);
+    const serve = punchcard(['serve', '--db', restored, '--port', '0'], noKey);
+    expect(serve.status).toBe(1);
+    expect(serve.stderr).toContain(`fingerprint ${fingerprint}`);
+    expect(existsSync(`${restored}.key`)).toBe(false);
+    // The wrong key: both fingerprints, never the key.
+    const wrong = punchcard(['--db', restored, 'doctor'], { PUNCHCARD_MASTER_KEY: 'ab'.repeat(32) });
+    expect(wrong.stderr).toMatch(new RegExp(`The master key in PUNCHCARD_MASTER_KEY \\(fingerprint [0-9a-f]{16}\\) is not the one ${restored} was created with\\. Set PUNCHCARD_MASTER_KEY to the key with fingerprint ${fingerprint}`));
+    expect(wrong.stderr).not.toContain('ab'.repeat(32));
+    // The right key, by variable or by file, opens it.
+    expect(punchcard(['--db', restored, 'doctor'], { PUNCHCARD_MASTER_KEY: key }).status).toBe(0);
+    writeFileSync(`${restored}.key`, `${key}\n`, { mode: 0o600 });
+    expect(punchcard(['--db', restored, 'doctor'], noKey).status).toBe(0);
+  });
+
+  it('prints a project as a readable summary unless --json', () => {
+    const file = join(dir, 'summary.db');
+    const created = JSON.parse(punchcard(['--db', file, 'projects', 'create', '--name', 'Summary Shop', '--json']).stdout);
+    const shown = punchcard(['--db', file, 'project', 'show', '--project', created.project.id]);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).not.toContain('{');
+    expect(shown.stdout).toMatch(/^ {2}name +Summary Shop$/m);
+    expect(shown.stdout).toMatch(/^ {2}timezone +UTC$/m);
+    expect(shown.stdout).toMatch(/^widget$/m);
+    expect(shown.stdout).toMatch(/^ {2}features +on: points, .*; off: /m);
+    expect(JSON.parse(punchcard(['--db', file, 'project', 'show', '--project', created.project.id, '--json']).stdout).name).toBe('Summary Shop');
+  });
+});
+
+describe('one server per database file', () => {
+  it('refuses a second server on the same file in one line, and starts again once the first is killed', async () => {
+    const file = join(dir, 'single.db');
+    const first = await spawnServer(file);
+    try {
+      const second = punchcard(['serve', '--db', file, '--port', '0']);
+      expect(second.status).toBe(1);
+      expect(second.stderr).toBe(`punchcard: another Punchcard server is already running on ${file} (it holds ${file}.lock); stop it first, or give this one its own --db\n`);
+      // Nor does restore --force replace the file under it.
+      const restore = punchcard(['restore', '--from', `file://${join(dir, 'no-replica')}`, '--db', file, '--force']);
+      expect(restore).toMatchObject({ status: 1, stderr: `punchcard: A server is running on ${file}; stop it first.\n` });
+    } finally {
+      first.child.kill('SIGKILL'); // the lock dies with the process: no stale lock after a crash
+      await new Promise((resolve) => first.child.once('exit', resolve));
+    }
+    const again = await spawnServer(file);
+    again.child.kill('SIGTERM');
+    await new Promise((resolve) => again.child.once('exit', resolve));
   });
 });

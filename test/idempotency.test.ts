@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_MS } from '../src/domain/clock.ts';
-import { purgeIdempotencyKeys } from '../src/domain/idempotency.ts';
+import { once, purgeIdempotencyKeys } from '../src/domain/idempotency.ts';
+import { purgeExpiredIdempotencyKeys } from '../src/jobs/scheduler.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -98,5 +99,48 @@ describe('idempotency', () => {
     expect(purgeIdempotencyKeys(server.ctx.db, server.clock.now())).toBeGreaterThan(0);
     const left = server.ctx.db.prepare('SELECT count(*) AS n FROM idempotency_keys').get() as { n: number };
     expect(left.n).toBe(0);
+  });
+
+  it("stores an award's key as a reference to its ledger row, not a copy, and replays the same answer", async () => {
+    await server.api.post('/api/v1/members', { externalId: 'carol', email: 'carol@example.com', name: 'Carol Reference', metadata: { tier: 'gold' } });
+    const headers = { 'idempotency-key': 'award-by-reference' };
+    const first = await server.api.post('/api/v1/members/carol/points', { amount: 7, description: 'order 1001' }, { headers });
+    // Later awards move the balance on; the replay still answers as the first time.
+    await server.api.post('/api/v1/members/carol/points', { amount: 3 });
+    const again = await server.api.post('/api/v1/members/carol/points', { amount: 7, description: 'order 1001' }, { headers });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const row = server.ctx.db.prepare(`SELECT body, transaction_id, length(fingerprint) AS fingerprint, typeof(created_at) AS createdAt,
+      length(key) + length(project_id) + length(fingerprint) + length(counters) + 24 AS bytes FROM idempotency_keys WHERE key = ?`).get('award-by-reference') as
+      { body: string | null; transaction_id: number | null; fingerprint: number; createdAt: string; bytes: number };
+    expect(row).toMatchObject({ body: null, fingerprint: 16, createdAt: 'integer' });
+    expect(row.transaction_id).toEqual(expect.any(Number));
+    // A JSON copy of this answer was 941 bytes a key; the columns now hold about a tenth of it.
+    expect(JSON.stringify(first.body).length).toBeGreaterThan(400);
+    expect(row.bytes).toBeLessThan(120);
+  });
+
+  it('purges expired keys oldest first, at most 500 per transaction, and keeps those inside the window', async () => {
+    const { db } = server.ctx;
+    const start = server.clock.now();
+    db.prepare('DELETE FROM idempotency_keys').run();
+    const record = (prefix: string, count: number, at: Date) => server.ctx.write(() => {
+      for (let i = 0; i < count; i++) once(db, { projectId: server.projectId, key: `${prefix}-${i}`, fingerprint: 'ab'.repeat(32) }, at, () => ({ status: 200, body: { i } }));
+    });
+    await record('old', 1_234, start);
+    await record('fresh', 10, new Date(start.getTime() + DAY_MS));
+    const batches: number[] = [];
+    const write = async <T>(work: () => T): Promise<T> => {
+      const removed = await server.ctx.write(work);
+      batches.push(removed as number);
+      return removed;
+    };
+    // Not yet due: nothing goes.
+    expect(await purgeExpiredIdempotencyKeys(write, db, new Date(start.getTime() + DAY_MS - 1))).toBe(0);
+    batches.length = 0;
+    expect(await purgeExpiredIdempotencyKeys(write, db, new Date(start.getTime() + DAY_MS + 1))).toBe(1_234);
+    expect(batches).toEqual([500, 500, 234]);
+    expect(db.prepare("SELECT count(*) FROM idempotency_keys WHERE key LIKE 'fresh-%'").pluck().get()).toBe(10);
+    expect(db.prepare('SELECT count(*) FROM idempotency_keys').pluck().get()).toBe(10);
   });
 });

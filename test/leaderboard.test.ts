@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
+import { pruneLeaderboards } from '../src/domain/leaderboard.ts';
+import { pruneLeaderboardTotals } from '../src/jobs/scheduler.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -114,5 +116,39 @@ describe('GET /leaderboard/members/{externalId}', () => {
     expect(await board('all', other.api)).toEqual(['1:alice:7']);
     expect((await other.api.get('/api/v1/leaderboard/members/carol')).status).toBe(404);
     expect((await server.api.get('/api/v1/leaderboard/members/alice')).body.ranks.all).toEqual({ rank: 2, points: 101 });
+  });
+});
+
+describe('leaderboard retention', () => {
+  it('keeps all time and the current and previous day, week and month; prunes older boards in batches', async () => {
+    const own = new TestClock(new Date('2026-01-10T12:00:00.000Z'));
+    const shop = await startTestServer({ clock: own });
+    try {
+      expect((await shop.api.patch('/api/v1/project', { timezone: 'UTC' })).status).toBe(200);
+      expect((await shop.api.post('/api/v1/members', { externalId: 'ann' })).status).toBe(201);
+      // Saturday 10 Jan, Friday 20 Feb, Sunday 1 Mar, then Monday 9 to Wednesday 11 March.
+      for (const day of ['2026-01-10', '2026-02-20', '2026-03-01', '2026-03-09', '2026-03-10', '2026-03-11']) {
+        own.current = new Date(`${day}T12:00:00.000Z`);
+        expect((await shop.api.post('/api/v1/members/ann/points', { amount: 10 })).status).toBe(200);
+      }
+      const boards = () => shop.ctx.db.prepare('SELECT board FROM leaderboard_totals ORDER BY board').pluck().all();
+      expect(boards()).toHaveLength(14);
+      const shown = async () => Promise.all(['all', 'month', 'week', 'day'].map(async (period) => (await shop.api.get(`/api/v1/leaderboard?period=${period}`)).body));
+      const before = await shown();
+
+      const { db } = shop.ctx;
+      expect(pruneLeaderboards(db, own.now(), 3)).toBe(3);
+      expect(await pruneLeaderboardTotals(shop.ctx.write, db, own.now())).toBe(5);
+      expect(boards()).toEqual([
+        0,
+        100_000_000 + 20260201, 100_000_000 + 20260301, // February and March
+        200_000_000 + 20260309, // this week (the previous one, from 2 March, had no award)
+        300_000_000 + 20260310, 300_000_000 + 20260311, // yesterday and today
+      ]);
+      expect(await shown()).toEqual(before);
+      expect(await pruneLeaderboardTotals(shop.ctx.write, db, own.now())).toBe(0);
+    } finally {
+      await shop.stop();
+    }
   });
 });

@@ -56,14 +56,17 @@ describe('POST /promo-codes/redeem', () => {
     expect((await server.api.get(`/api/v1/rewards/${reward}`)).body.stock).toBe(1);
   });
 
-  it('answers 403 outside its window or switched off, 409 when used up, 404 when unknown; failures write nothing', async () => {
+  it('answers 404 when unknown, switched off or not yet started (the same answer), 403 once expired, 409 when used up; failures write nothing', async () => {
     await createPromo({ code: 'LATER', rewardType: 'POINTS', points: 5, startsAt: iso(HOUR), expiresAt: iso(2 * HOUR) });
     await createPromo({ code: 'OFF', rewardType: 'POINTS', points: 5, isActive: false });
     await createPromo({ code: 'TWICE', rewardType: 'POINTS', points: 5, maxRedemptions: 2 });
     const before = tableCounts(server);
-    expect((await redeem('cat', 'later')).status).toBe(403);
-    expect((await redeem('cat', 'off')).status).toBe(403);
-    expect((await redeem('cat', 'nope')).status).toBe(404);
+    const unknown = await redeem('cat', 'nope');
+    expect(unknown.status).toBe(404);
+    for (const hidden of ['later', 'off']) {
+      const res = await redeem('cat', hidden);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { ...unknown.body, message: unknown.body.message.replace('nope', hidden) } });
+    }
     expect((await redeem('nobody', 'twice')).status).toBe(404);
     expect(tableCounts(server)).toEqual(before);
 

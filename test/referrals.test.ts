@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
 import { findMember } from '../src/domain/members.ts';
 import { convertReferral, regenerateReferralCode } from '../src/domain/referrals.ts';
+import { client } from './helpers/http.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -41,7 +42,7 @@ describe('referral codes and stats', () => {
       rewards: { referrerReward: 100, refereeReward: 50 },
       limits: { perMonth: null, total: null, usedThisMonth: 0, usedTotal: 0 },
     });
-    const regenerated = regenerateReferralCode(server.ctx.db, server.projectId, 'rita', clock.now());
+    const regenerated = regenerateReferralCode(server.ctx.db, server.projectId, 'rita', server.publicUrl, clock.now());
     expect(regenerated.referralCode).not.toBe(code);
     expect((await apply('late', code)).status).toBe(404);
     expect((await server.api.get('/api/v1/referrals/stats/rita')).body.referralCode).toBe(regenerated.referralCode);
@@ -140,5 +141,39 @@ describe('bad input and tenancy', () => {
     expect((await server.api.get('/api/v1/referrals/stats/b-member')).status).toBe(404);
     expect((await b.api.post('/api/v1/referrals/apply', { externalId: 'b-friend', referralCode: aCode })).status).toBe(404);
     expect(tableCounts(server)).toEqual(before);
+  });
+});
+
+describe('share links without a referral page', () => {
+  it('are this server\'s /r/CODE: a landing page (escaped, with the pages\' headers) until the shop sets its URL, then a redirect there', async () => {
+    const shop = server.addProject('<b>Tea</b> & "Co"');
+    expect((await shop.api.post('/api/v1/members', { externalId: 'lena' })).status).toBe(201);
+    const stats = await shop.api.get('/api/v1/referrals/stats/lena');
+    const code = stats.body.referralCode as string;
+    expect(stats.body.shareLink).toBe(`${server.url}/r/${code}`);
+
+    const anon = client(server.url);
+    const landing = await anon.get(`/r/${code.toLowerCase()}`);
+    expect(landing.status).toBe(200);
+    expect(landing.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(landing.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(landing.headers['x-content-type-options']).toBe('nosniff');
+    expect(landing.headers['referrer-policy']).toBe('no-referrer');
+    expect(landing.text).toContain('You are invited to &#60;b&#62;Tea&#60;/b&#62; &#38; &#34;Co&#34;');
+    expect(landing.text).not.toContain('<b>Tea</b>');
+    expect(landing.text).toContain(`<code id="referral-code">${code}</code>`);
+
+    expect((await shop.api.patch('/api/v1/project', { referral: { referralUrl: 'https://tea.example/welcome?src=x' } })).status).toBe(200);
+    const redirect = await anon.get(`/r/${code}`);
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe(`https://tea.example/welcome?src=x&ref=${code}`);
+    expect((await shop.api.get('/api/v1/referrals/stats/lena')).body.shareLink).toBe(`https://tea.example/welcome?src=x&ref=${code}`);
+
+    for (const path of ['/r/NOSUCHCD', `/r/${'A'.repeat(200)}`, '/r/%3Cscript%3E']) {
+      const missing = await anon.get(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.text).toContain('This invitation link is not valid');
+      expect(missing.text).not.toContain('<script>');
+    }
   });
 });

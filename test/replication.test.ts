@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -80,7 +80,8 @@ describe('replication with Litestream', { timeout: 60_000 }, () => {
     const after = await award(15);
     const acknowledged = [...before, ...after];
     const synced = await syncedAfterLastAck();
-    expect(synced).toMatchObject({ enabled: true, replica: replica, state: 'replicating' });
+    expect(synced).toMatchObject({ enabled: true, state: 'replicating' });
+    expect(synced).not.toHaveProperty('replica'); // public: the replica's URL is for `replicate status` only
     expect(synced.lagSeconds).toBeLessThan(5);
     // `replicate status` reads the file the server rewrites at most once a second.
     await until('the status file to catch up', () => Date.parse(readStatusRecord(db)?.lastSyncAt ?? '') > lastAck);
@@ -126,6 +127,13 @@ describe('replication with Litestream', { timeout: 60_000 }, () => {
     expect(keyless.stdout).toContain('No master key');
     expect(existsSync(join(dir, 'keyless.db'))).toBe(true);
     expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
+    // Nor does doctor (or any command) then make a new key that could not read the secrets: it names the one it needs.
+    const fingerprint = /the key with fingerprint ([0-9a-f]{16})/.exec(keyless.stdout)?.[1];
+    expect(fingerprint).toBeDefined();
+    const doctor = punchcard(['doctor', '--db', join(dir, 'keyless.db')], { PUNCHCARD_MASTER_KEY: '' });
+    expect(doctor.status).toBe(1);
+    expect(doctor.stderr).toContain(`the key with fingerprint ${fingerprint}`);
+    expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
 
     // Point in time: the first round, none of the second.
     const asOf = join(dir, 'as-of.db');
@@ -133,6 +141,15 @@ describe('replication with Litestream', { timeout: 60_000 }, () => {
     const then = await transactionIds(asOf);
     expect(before.filter((id) => !then.has(id))).toEqual([]);
     expect(after.filter((id) => then.has(id))).toEqual([]);
+
+    // A moment after the last write: the latest state at or before it, not "no backup"; readable by the owner only.
+    const later = join(dir, 'later.db');
+    const afterLast = punchcard(['restore', '--from', replica, '--db', later, '--timestamp', new Date(Date.now() + 3_600_000).toISOString()]);
+    expect(afterLast.stderr).toBe('');
+    expect(afterLast.status).toBe(0);
+    const latest = await transactionIds(later);
+    expect(acknowledged.filter((id) => !latest.has(id))).toEqual([]);
+    expect(statSync(later).mode & 0o777).toBe(0o600);
   });
 
   it('refuses to serve --replicate without Litestream, saying how to install it', async () => {

@@ -16,8 +16,9 @@ const run = (args: string[]) => punchcardJson(['--db', db, ...args]);
 const all = (path: string) => run([path, 'list', '--project', project.project.id, '--all']);
 const TABLES = ['levels', 'badges', 'rewards', 'quests', 'games', 'promo_codes', 'multipliers'];
 /** Every catalog row, read straight from the file (spawning the CLI per table is slow on a busy machine). */
-function catalogRows(): Record<string, Record<string, unknown>[]> {
-  const file = new Database(db, { readonly: true });
+const catalogRows = () => catalogRowsOf(db);
+function catalogRowsOf(path: string): Record<string, Record<string, unknown>[]> {
+  const file = new Database(path, { readonly: true });
   try {
     return Object.fromEntries(TABLES.map((table) => [table, file.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Record<string, unknown>[]]));
   } finally {
@@ -116,14 +117,21 @@ describe('catalog and project commands', { timeout: 90_000 }, () => {
 });
 
 describe('punchcard seed --demo', { timeout: 90_000 }, () => {
-  it('loads every kind of catalog item and demo members; an event then completes a quest and earns a badge', async () => {
+  it('creates the separate demo project with every kind of catalog item and demo members; serve --demo serves it; an event completes a quest', async () => {
     const demoDb = join(dir, 'demo.db');
-    const demo = punchcardJson(['--db', demoDb, 'projects', 'create', '--name', 'Demo']);
+    // serve --demo without a demo project stops start-up saying how to make one.
+    const refused = punchcard(['--db', demoDb, 'serve', '--port', '0', '--demo']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/--demo serves the demo shop of the demo project, and this database has none\. Create it with "punchcard seed --demo"/);
+    const demo = punchcardJson(['--db', demoDb, 'seed', '--demo']);
+    expect(demo).toMatchObject({ project: { name: 'Demo shop', demo: true }, created: 33, skipped: [], demoMembers: 3, secretKey: expect.stringMatching(/^sk_live_/) });
     const id = demo.project.id;
-    expect(punchcardJson(['--db', demoDb, 'seed', '--project', id, '--demo'])).toMatchObject({ created: 33, demoMembers: 3 });
-    expect(punchcardJson(['--db', demoDb, 'seed', '--project', id, '--demo'])).toMatchObject({ created: 0, updated: 0, demoMembers: 0 });
+    // Again: the same demo project, nothing changed, nothing added.
+    const again = punchcardJson(['--db', demoDb, 'seed', '--demo']);
+    expect(again).toMatchObject({ project: { id }, created: 0, updated: 0, demoMembers: 0 });
+    expect(again.secretKey).toBeUndefined();
 
-    const server = await spawnServer(demoDb);
+    const server = await spawnServer(demoDb, ['--demo']);
     try {
       const api = client(server.url, demo.secretKey);
       const quests = (await api.get('/api/v1/quests')).body.quests;
@@ -148,8 +156,49 @@ describe('punchcard seed --demo', { timeout: 90_000 }, () => {
         multiplierEventName: 'Double points month' }]);
       expect((await api.get('/api/v1/members/newcomer/badges')).body.badges.map((b: { name: string }) => b.name)).toEqual(['First steps']);
       expect((await api.get('/api/v1/members/newcomer')).body).toMatchObject({ points: 200, level: 1, levelName: 'Bronze' });
+      // The database held only the demo project, so the start still made a real "Default" project.
+      expect(server.output()).toMatch(/Created project "Default"/);
+      const page = await client(server.url).get('/demo');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`"publicKey":"${demo.publishableKey}"`);
     } finally {
       server.child.kill();
     }
+  });
+
+  it('refuses a project in use unless --force, and then adds only what is missing, changing nothing and reporting what it skipped', () => {
+    const usedDb = join(dir, 'used.db');
+    const shop = punchcardJson(['--db', usedDb, 'projects', 'create', '--name', 'Real shop']);
+    const id = shop.project.id;
+    const file = join(dir, 'own.json');
+    // A level number the demo also uses, a reward key it also uses, a welcome bonus of its own.
+    writeFileSync(file, JSON.stringify({
+      project: { welcomeBonus: 5 },
+      levels: [{ key: 'starter', level: 0, name: 'Starter', minTotalPointsEarned: 0 }],
+      rewards: [{ key: 'tote', name: 'Our own tote', type: 'PHYSICAL', pointsCost: 9000 }],
+    }));
+    punchcardJson(['--db', usedDb, 'seed', '--project', id, '--file', file]);
+    const before = catalogRowsOf(usedDb);
+
+    const refused = punchcard(['--db', usedDb, 'seed', '--demo', '--project', id]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`Project ${id} is in use \\(0 members, 2 catalog items\\).*without --project.*--force`));
+    expect(catalogRowsOf(usedDb)).toEqual(before);
+
+    const forced = punchcardJson(['--db', usedDb, 'seed', '--demo', '--project', id, '--force']);
+    expect(forced.skipped).toEqual([
+      'project.welcomeBonus: already set to 5',
+      'levels[0] "newcomer": Another level of this project already has level "0".',
+      'rewards[2] "tote": the key exists',
+      'promoCodes[1] "free-tote": "rewardKey" names an item this seed did not create',
+      'demo members: the demo catalog was not loaded whole',
+    ]);
+    expect(forced).toMatchObject({ project: { id, demo: false }, created: 30, updated: 0, demoMembers: 0 });
+    const after = catalogRowsOf(usedDb);
+    expect(after.levels!.find((l) => l.key === 'starter')).toEqual(before.levels![0]);
+    expect(after.rewards!.find((r) => r.key === 'tote')).toEqual(before.rewards![0]);
+    expect(punchcardJson(['--db', usedDb, 'project', 'show', '--project', id]).welcomeBonus).toBe(5);
+    // A real project seeded with the demo is still not the demo project.
+    expect(punchcard(['--db', usedDb, 'serve', '--port', '0', '--demo']).stderr).toMatch(/this database has none/);
   });
 });

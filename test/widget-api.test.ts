@@ -53,9 +53,10 @@ describe('X-Widget-Auth', () => {
       ['revoked key', () => init(widgetHeader({ ...signer, publicKey: revoked.key }, 'auth-alice', ts)), /not recognised or has been revoked/],
       ['expired key', () => { server.clock.advance(2000); return init(widgetHeader({ ...signer, publicKey: expired.key }, 'auth-alice', now())); }, /publishable key expired/],
       ['secret key as publicKey', () => init(widgetHeader({ ...signer, publicKey: server.secretKey }, 'auth-alice', ts)), /must be the project's publishable key/],
-      ['stale timestamp (5 min + 1 s)', () => init(widgetHeader(signer, 'auth-alice', now() - 301_000)), /expired: its timestamp is more than 5 minutes old/],
-      ['future timestamp (5 min + 1 s)', () => init(widgetHeader(signer, 'auth-alice', now() + 301_000)), /more than 5 minutes in the future/],
-      ['timestamp in seconds', () => init(widgetHeader(signer, 'auth-alice', Math.floor(now() / 1000))), /more than 5 minutes old/],
+      ['stale timestamp (5 min + 1 s)', () => init(widgetHeader(signer, 'auth-alice', now() - 301_000)),
+        /expired: its timestamp \d+ \(milliseconds since 1970\) is more than 5 minutes old.*The server's time is \d+ ms/],
+      ['future timestamp (5 min + 1 s)', () => init(widgetHeader(signer, 'auth-alice', now() + 301_000)), /more than 5 minutes in the future.*The server's time is \d+ ms/],
+      ['timestamp in seconds', () => init(widgetHeader(signer, 'auth-alice', Math.floor(now() / 1000))), /looks like seconds; it must be milliseconds since 1970/],
       ['timestamp as a string', () => init(b64({ ...claims, timestamp: String(ts) })), /"timestamp" must be a number/],
       ['missing signature', () => init(b64({ ...claims, signature: undefined })), /"signature" is required/],
       ['missing externalId', () => init(b64({ ...claims, externalId: undefined })), /"externalId" is required/],
@@ -123,7 +124,8 @@ describe('POST /api/widget/init', () => {
       [{ email: 'nope' }, {}, /"member.email" must be a valid email address/],
       [{ avatarUrl: 'javascript:alert(1)' }, {}, /"member.avatarUrl" must be an http or https URL/],
       [{ metadata: { vip: true } }, {}, /Unknown field "member.metadata"/],
-      ['Ann', {}, /"member" must be a JSON object/],
+      ['Ann', {}, /"member" must be JSON text of the profile fields/],
+      [42, {}, /"member" must be a JSON object/],
       [undefined, { origin: 5 }, /"origin" must be a string/],
       [undefined, { points: 1000 }, /Unknown field "points"/],
     ];
@@ -215,7 +217,7 @@ describe('tenancy', () => {
 });
 
 describe('CORS', () => {
-  it('answers preflights for the widget headers, and lets only allowed origins (the server itself by default) make calls', async () => {
+  it('answers preflights for the widget headers, and lets only allowed origins (loopback and the server itself by default) make calls', async () => {
     const preflight = await anon.call('OPTIONS', '/api/widget/init', {
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-widget-auth,content-type' },
     });
@@ -227,8 +229,10 @@ describe('CORS', () => {
     const counts = tableCounts(server);
     const foreign = await w.post('/init', {}, { origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
-    expect(foreign.body.message).toMatch(/origin https:\/\/evil.example is not among this project's allowed widget origins/);
-    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    expect(foreign.body).toEqual({ error: 'origin_not_allowed', message: expect.stringContaining(
+      `https://evil.example: it is not among the project's allowed origins. Allow it with: punchcard project set --project ${server.projectId} --allow-origin https://evil.example`) });
+    // Readable by the refused page, so the widget can say why in the console.
+    expect(foreign.headers['access-control-allow-origin']).toBe('https://evil.example');
     expect(tableCounts(server)).toEqual(counts);
 
     const own = new URL(server.url);

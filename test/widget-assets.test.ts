@@ -8,7 +8,7 @@ import { startTestServer, TEST_MASTER_KEY, type TestServer } from './helpers/ser
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ demo: true });
 });
 afterAll(() => server.stop());
 
@@ -69,7 +69,7 @@ describe('GET /widget.js', () => {
 });
 
 describe('GET / and GET /demo', () => {
-  it('answers a start page linking to the demo and the docs, and serves the docs', async () => {
+  it('answers a start page linking to the demo and the docs, and renders the docs as HTML whose links work here', async () => {
     const api = client(server.url);
     const home = await api.get('/');
     expect(home.status).toBe(200);
@@ -78,24 +78,48 @@ describe('GET / and GET /demo', () => {
     expect(home.text).toContain('href="/docs/widget"');
     const doc = await api.get('/docs/widget');
     expect(doc.status).toBe(200);
-    expect(doc.text).toMatch(/^# /);
+    expect(doc.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(doc.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    expect(doc.headers['content-security-policy']).not.toMatch(/script-src/);
+    expect(doc.text).toContain('<h1 id="the-embeddable-widget">The embeddable widget</h1>');
+    expect(doc.text).toMatch(/<table>/);
+    // Markdown inside code stays text: the page never gets a <script> from a code sample.
+    expect(doc.text).toContain('&lt;script src=&quot;https://loyalty.example.com/widget.js&quot;&gt;&lt;/script&gt;');
+    // Every relative link points at a page this server answers, anchors included.
+    for (const name of ['widget', 'production', 'catalog', 'operations', 'api', 'cli']) {
+      const html = (await api.get(`/docs/${name}`)).text;
+      const links = [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!).filter((href) => !/^(https?:|mailto:)/.test(href));
+      expect(links.filter((href) => href.endsWith('.md') || href.includes('.md#')), name).toEqual([]);
+      for (const href of links) {
+        const [path, anchor] = href.split('#');
+        const target = path === '' ? html : (await api.get(path!)).text;
+        if (path !== '') expect((await api.get(path!)).status, `${name}: ${href}`).toBe(200);
+        if (anchor) expect(target, `${name}: ${href}`).toContain(`id="${anchor}"`);
+      }
+    }
+    expect((await api.get('/docs/punchcard.service')).headers['content-type']).toBe('text/plain; charset=utf-8');
     expect((await api.get('/docs/..%2Fpackage')).status).toBe(404);
   });
 
-  it('signs a demo member on the server, escaping whatever the query says', async () => {
+  it('signs a demo member of the demo project on the server, escaping whatever the query says', async () => {
     const demo = await client(server.url).get('/demo?member=<script>&language=de');
     expect(demo.status).toBe(200);
     expect(demo.headers['cache-control']).toBe('no-store');
+    const nonce = /<script nonce="([^"]+)">/.exec(demo.text)![1]!;
+    expect(demo.headers['content-security-policy']).toContain(`script-src 'self' 'nonce-${nonce}'`);
     expect(demo.text).not.toContain('<script>&');
     const config = JSON.parse(/Object\.assign\((\{.*?\}), \{/s.exec(demo.text)![1]!);
-    expect(config).toMatchObject({ publicKey: server.publishableKey, externalId: 'demo-shopper', language: 'de', signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(config).toMatchObject({
+      publicKey: server.demoProject!.publishableKey, externalId: 'demo-shopper', language: 'de', signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+      member: JSON.stringify({ name: 'Demo Shopper' }),
+    });
     // Only demo members: a real customer's externalId gets the prefix.
     const other = await client(server.url).get('/demo?member=alice');
     expect(other.text).toContain('"externalId":"demo-alice"');
   });
 
-  it('is not served when the server is not on loopback or runs with demo off', async () => {
-    const off = await startServer({ db: `${server.dir}/off.db`, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY, demo: false });
+  it('is not served without --demo, even on loopback', async () => {
+    const off = await startServer({ db: `${server.dir}/off.db`, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY });
     try {
       expect((await client(off.url).get('/demo')).status).toBe(404);
       expect((await client(off.url).get('/')).text).not.toContain('href="/demo"');

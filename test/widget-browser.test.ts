@@ -1,24 +1,29 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/audit.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { startTestServer, type TestProject, type TestServer } from './helpers/server.ts';
 
 // The widget in a real headless Chromium (Debian's /usr/bin/chromium; .ci/run installs it),
 // against a real server serving /demo and /widget.js. Screenshots land in test-artifacts/.
 
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = ['--host-resolver-rules=MAP shop.test 127.0.0.1', '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let server: TestServer;
+/** The demo project /demo signs its visitors into. */
+let demo: TestProject;
 let profileDir: string;
 let browser: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ demo: true });
+  demo = server.demoProject!;
   profileDir = mkdtempSync(join(tmpdir(), 'punchcard-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await chromium.launchPersistentContext(profileDir, {
@@ -30,7 +35,7 @@ beforeAll(async () => {
     ['rewards', { name: '10% off', type: 'COUPON', pointsCost: 100, discountConfig: { type: 'PERCENTAGE', value: 10 } }],
     ['games', { name: 'Lucky wheel', type: 'SPIN_WHEEL', pointsCost: 10, prizes: [{ name: 'Fifty', value: 50, weight: 1 }, { name: 'Nothing', value: 0, weight: 0 }] }],
     ['games', { name: 'Daily visit', type: 'DAILY_CHECKIN', checkinPoints: 5, streakBonuses: [{ day: 3, bonus: 20 }] }],
-  ] as const) expect((await server.api.post(`/api/v1/${kind}`, body)).status).toBe(201);
+  ] as const) expect((await demo.api.post(`/api/v1/${kind}`, body)).status).toBe(201);
   // Counts the page's pending timeouts and window/document listeners, to prove destroy() leaves none.
   await page.addInitScript(() => {
     const w = window as unknown as { pending: Set<number>; listeners: number };
@@ -87,7 +92,7 @@ describe('the widget in Chromium', () => {
     await expect(dialog().getByTestId('balance').textContent()).resolves.toMatch(/^0\s*points$/);
     await dialog().getByText('No activity yet').waitFor();
 
-    const award = await server.api.post('/api/v1/members/demo-shopper/points', { amount: 1250, description: 'Thanks for your order' });
+    const award = await demo.api.post('/api/v1/members/demo-shopper/points', { amount: 1250, description: 'Thanks for your order' });
     expect(award.status).toBe(200);
     await page.keyboard.press('Escape');
     await dialog().waitFor({ state: 'detached' });
@@ -235,7 +240,7 @@ describe('the widget in Chromium', () => {
 
   it('claims a reward (coupon code shown), plays a game and checks in, the balance following each', async () => {
     await loadDemo();
-    const points = async () => (await server.api.get('/api/v1/members/demo-shopper')).body.points as number;
+    const points = async () => (await demo.api.get('/api/v1/members/demo-shopper')).body.points as number;
     const start = await points();
     expect(start).toBeGreaterThanOrEqual(100);
     const launcherShows = (value: number) => page.waitForFunction((text) =>
@@ -272,15 +277,47 @@ describe('the widget in Chromium', () => {
       expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       await screenshot('widget-checkin-360.png');
 
-      // This project has no referral page yet: the panel offers the code itself, without share links.
+      // This project has no referral page yet: the link is this server's /r/CODE landing page, shared like any other.
       await dialog().getByRole('tab', { name: 'Refer a friend' }).click();
       const code = server.ctx.db.prepare('SELECT code FROM referral_codes').pluck().get() as string;
-      await dialog().getByText(code, { exact: true }).waitFor();
-      await expect(dialog().getByRole('link', { name: 'Facebook' }).count()).resolves.toBe(0);
+      await dialog().getByText(`${server.url}/r/${code}`, { exact: true }).waitFor();
+      await expect(dialog().getByRole('link', { name: 'Facebook' }).getAttribute('href')).resolves.toContain(encodeURIComponent(`${server.url}/r/${code}`));
       await screenshot('widget-referral-360.png');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
     expect(checkLedger(server.ctx.db)).toEqual([]);
+  }, 60_000);
+
+  it('on an origin the project does not allow, logs one console line naming the origin and the command that allows it', async () => {
+    // A shop's page on its own origin (shop.test, which Chromium resolves to 127.0.0.1: not a loopback origin by name).
+    const shop = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Shop</title>'));
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const shopPage = await browser.newPage();
+    const lines: string[] = [];
+    shopPage.on('console', (message) => { if (message.type() === 'error') lines.push(message.text()); });
+    try {
+      await loadDemo();
+      const config = await page.evaluate(() => {
+        const { onReady: _r, onError: _e, onWelcomeBonus: _w, ...signed } = (window as unknown as { demoConfig: Record<string, unknown> }).demoConfig;
+        return signed;
+      });
+      const origin = `http://shop.test:${(shop.address() as AddressInfo).port}`;
+      await shopPage.goto(`${origin}/`);
+      await shopPage.addScriptTag({ url: `${server.url}/widget.js` });
+      const failure = await shopPage.evaluate((signed) => new Promise<string>((resolve) => {
+        (window as unknown as { Punchcard: { init(c: unknown): void } }).Punchcard.init({
+          ...signed, onError: (error: Error) => resolve(error.message), onReady: () => resolve('ready'),
+        });
+      }), config);
+      const expected = `The widget may not run on ${origin}: it is not among the project's allowed origins. `
+        + `Allow it with: punchcard project set --project ${demo.projectId} --allow-origin ${origin}`;
+      expect(failure).toBe(expected);
+      expect(lines.filter((line) => line.includes('Punchcard'))).toEqual([`Punchcard: ${expected}`]);
+    } finally {
+      await shopPage.close();
+      shop.closeAllConnections();
+      await new Promise((resolve) => shop.close(resolve));
+    }
   }, 60_000);
 });

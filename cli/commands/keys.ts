@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { issueKey, listKeys, revokeKey, type KeyType } from '../../src/domain/keys.ts';
-import { withStore } from '../context.ts';
+import { dbPath, withStore } from '../context.ts';
+import { revealSecrets } from '../secret-output.ts';
 import { parseDuration, printJson, printTable } from '../output.ts';
 
 const COLUMNS = ['id', 'type', 'prefix', 'createdAt', 'expiresAt', 'revokedAt'];
@@ -19,7 +20,9 @@ keysCommand.command('create')
     const key = issueKey(db, { projectId: options.project, type: options.type, ...(expiresAt ? { expiresAt } : {}) }, now);
     if (options.json) return printJson(key);
     printTable([{ ...key }], COLUMNS);
-    console.log(`\nKey (shown only now): ${key.key}`);
+    // A publishable key is public (it ships in the widget); only a secret key is kept off logs.
+    const { lines } = revealSecrets(dbPath(command), key.id, [{ label: 'key', value: key.key }], options.type === 'publishable' || undefined);
+    console.log(`\nThe key is shown only now:\n${lines.join('\n')}`);
   }));
 
 keysCommand.command('list')

@@ -5,6 +5,8 @@ import { deliveryHealth } from '../../src/domain/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/expiry.ts';
 import { adjustPoints } from '../../src/domain/ledger.ts';
 import { listMembers } from '../../src/domain/members.ts';
+import { listProjects } from '../../src/domain/projects.ts';
+import { databaseKeyFingerprint } from '../../src/store.ts';
 import { dbPath, withStore } from '../context.ts';
 import { parseDuration, printJson, printTable } from '../output.ts';
 import { checkReplication } from './replicate.ts';
@@ -60,10 +62,13 @@ export const doctorCommand = new Command('doctor')
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     const violations = checkLedger(db);
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0;
+    // A database no server has started on is not a healthy one: most likely --db names the wrong file.
+    const projects = listProjects(db).length;
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0 && projects > 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
-    if (options.json) printJson({ healthy, integrity, violations, replication, webhooks });
+    const masterKey = databaseKeyFingerprint(db);
+    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
@@ -73,6 +78,8 @@ export const doctorCommand = new Command('doctor')
       }
       console.log(`  ${webhooks.retention}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
+      console.log(`Master key: fingerprint ${masterKey} (matches; keep a copy of the key off this machine)`);
+      console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);

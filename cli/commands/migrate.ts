@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { openDatabase } from '../../src/db/connection.ts';
 import { bundledMigrations, migrate, migrationStatus } from '../../src/db/migrations.ts';
-import { dbPath } from '../context.ts';
+import { dbPath, requireDatabase } from '../context.ts';
 import { printTable } from '../output.ts';
 
 export const migrateCommand = new Command('migrate')
-  .description('apply pending database migrations (the server also does this at start-up)')
+  .description('apply pending database migrations (the server also does this at start-up); creates the database if there is none')
   .option('--status', 'list migrations and whether each is applied, without applying any')
   .action(async (options: { status?: boolean }, command: Command) => {
+    if (options.status) requireDatabase(dbPath(command));
     const migrations = await bundledMigrations();
     const db = openDatabase(dbPath(command));
     try {

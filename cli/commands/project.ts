@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { projectView, updateSettings } from '../../src/domain/settings.ts';
+import { getSettings, projectView, updateSettings } from '../../src/domain/settings.ts';
 import { validate } from '../../src/http/request.ts';
 import { projectPatchBody } from '../../src/http/schemas/project.ts';
 import { withStore } from '../context.ts';
-import { parsePositiveInt, printJson } from '../output.ts';
+import { parsePositiveInt, printJson, printSummary } from '../output.ts';
 import { readJsonFile } from './catalog.ts';
 
 export const projectCommand = new Command('project').description("show or change one project's settings (name, time zone, expiry, bonuses, referrals, sharing, widget)");
@@ -15,7 +15,7 @@ projectCommand.command('show')
   .action((options: { project: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const view = projectView(db, options.project);
     if (options.json) return printJson(view);
-    console.log(JSON.stringify(view, null, 2));
+    printSummary({ ...view });
   }));
 
 projectCommand.command('set')
@@ -26,8 +26,10 @@ projectCommand.command('set')
   .option('--timezone <zone>', 'IANA time zone, e.g. Europe/Paris')
   .option('--points-expiry-days <days>', 'points expire this many days after they are earned; "off" to disable')
   .option('--welcome-bonus <points>', 'points a member gets once, when the widget first creates them')
+  .option('--allow-origin <origins...>', 'let the widget run on these origins (https://shop.example), added to widget.allowedOrigins; "*" allows any')
   .option('--json', 'print JSON')
-  .action((options: { project: string; fromJson?: string; name?: string; timezone?: string; pointsExpiryDays?: string; welcomeBonus?: string; json?: boolean },
+  .action((options: { project: string; fromJson?: string; name?: string; timezone?: string; pointsExpiryDays?: string; welcomeBonus?: string;
+    allowOrigin?: string[]; json?: boolean },
     command: Command) => withStore(command, ({ db }) => {
     const patch: Record<string, unknown> = options.fromJson ? { ...(readJsonFile(options.fromJson) as Record<string, unknown>) } : {};
     if (options.name !== undefined) patch.name = options.name;
@@ -36,6 +38,10 @@ projectCommand.command('set')
       patch.pointsExpiryDays = options.pointsExpiryDays === 'off' ? null : parsePositiveInt(options.pointsExpiryDays, '--points-expiry-days');
     }
     if (options.welcomeBonus !== undefined) patch.welcomeBonus = Number(options.welcomeBonus);
+    if (options.allowOrigin !== undefined) {
+      const current = getSettings(db, options.project).widget.allowedOrigins;
+      patch.widget = { ...(patch.widget as object | undefined), allowedOrigins: [...new Set([...current, ...options.allowOrigin])] };
+    }
     const view = updateSettings(db, options.project, validate(projectPatchBody, patch));
     if (options.json) return printJson(view);
     console.log(`Updated project ${view.id}.`);

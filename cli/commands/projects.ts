@@ -1,12 +1,14 @@
 import { Command } from 'commander';
 import { createProject, listProjects, rotateWidgetSecret, updateProject } from '../../src/domain/projects.ts';
-import { withStore } from '../context.ts';
+import { dbPath, withStore } from '../context.ts';
+import { revealSecrets } from '../secret-output.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
 export const projectsCommand = new Command('projects').description('create and manage projects (tenants)');
 
 projectsCommand.command('create')
-  .description('create a project with a secret key, a publishable key and a widget signing secret')
+  .description('create a project with a secret key, a publishable key and a widget signing secret (creates the database if there is none; '
+    + 'secrets go to stdout only on a terminal or with --json, otherwise to a new 0600 file beside the database)')
   .requiredOption('--name <name>', 'project name')
   .option('--json', 'print JSON')
   .action((options: { name: string; json?: boolean }, command: Command) => withStore(command, ({ db, box }) => {
@@ -15,12 +17,14 @@ projectsCommand.command('create')
     printTable([
       { field: 'project id', value: created.project.id },
       { field: 'name', value: created.project.name },
-      { field: 'secret key', value: created.secretKey },
       { field: 'publishable key', value: created.publishableKey },
-      { field: 'widget secret', value: created.widgetSecret },
     ], ['field', 'value']);
-    console.log('\nThe keys and the widget secret are shown only now; store them somewhere safe.');
-  }));
+    const { lines } = revealSecrets(dbPath(command), created.project.id, [
+      { label: 'secret key', value: created.secretKey },
+      { label: 'widget secret', value: created.widgetSecret },
+    ]);
+    console.log(`\nThe secret key and the widget secret are shown only now; store them somewhere safe:\n${lines.join('\n')}`);
+  }, { create: true }));
 
 projectsCommand.command('list')
   .description('list projects')
@@ -55,5 +59,6 @@ projectsCommand.command('rotate-widget-secret')
   .action((projectId: string, options: { json?: boolean }, command: Command) => withStore(command, ({ db, box }) => {
     const widgetSecret = rotateWidgetSecret(db, box, projectId);
     if (options.json) return printJson({ projectId, widgetSecret });
-    console.log(`New widget secret for ${projectId} (shown only now): ${widgetSecret}`);
+    const { lines } = revealSecrets(dbPath(command), projectId, [{ label: 'widget secret', value: widgetSecret }]);
+    console.log(`New widget secret for ${projectId} (shown only now):\n${lines.join('\n')}`);
   }));

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describeReplication, OFF, readStatusRecord, type ReplicationStatus, type StatusRecord } from '../../src/replication/status.ts';
-import { dbPath } from '../context.ts';
+import { dbPath, requireDatabase } from '../context.ts';
 import { printJson } from '../output.ts';
 
 const keyWarning = (db: string) =>
@@ -53,6 +53,7 @@ replicateCommand.command('status')
   .option('--json', 'print JSON')
   .action((options: { json?: boolean }, command: Command) => {
     const db = dbPath(command);
+    requireDatabase(db);
     const record = readStatusRecord(db);
     if (!options.json) return printStatus(db, record);
     printJson(record ? { ...describeReplication(record), litestream: { version: record.litestreamVersion, pid: record.litestreamPid, restarts: record.restarts, lastError: record.lastError } } : OFF);

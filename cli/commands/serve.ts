@@ -1,30 +1,65 @@
 import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/projects.ts';
-import { startServer } from '../../src/server.ts';
+import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/http/guard.ts';
+import { parseRate } from '../../src/http/rate-limit.ts';
+import { parseMasterKey } from '../../src/domain/secrets.ts';
+import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
-import { parseDuration, parsePositiveInt } from '../output.ts';
+import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';
+import { revealSecrets } from '../secret-output.ts';
 import { replicationBanner } from './replicate.ts';
 
-const bootstrapBanner = (created: CreatedProject, url: string) => `
+/** The first start's keys: on a terminal in full; otherwise (systemd's journal) in a new 0600 file. */
+function bootstrapBanner(created: CreatedProject, url: string, db: string): string {
+  const { lines, file } = revealSecrets(db, created.project.id, [
+    { label: 'secret key', value: created.secretKey },
+    { label: 'widget secret', value: created.widgetSecret },
+  ], process.stdout.isTTY === true, false); // serve has no --json
+  return `
 Created project "${created.project.name}" (${created.project.id}) on this empty database.
-Its keys are shown only this once; store them somewhere safe:
-  secret key       ${created.secretKey}
   publishable key  ${created.publishableKey}
-  widget secret    ${created.widgetSecret}
-Try: curl -H "Authorization: Bearer ${created.secretKey}" -H 'content-type: application/json' \\
+Its secret key and widget secret are shown only this once; store them somewhere safe:
+${lines.join('\n')}
+Try: curl -H "Authorization: Bearer ${file ? '$SECRET_KEY' : created.secretKey}" -H 'content-type: application/json' \\
        -d '{"externalId":"alice"}' ${url}/api/v1/members
 `;
+}
 
-export const serveCommand = new Command('serve')
-  .description('start the HTTP server (server API under /api/v1)')
+/** A taken or forbidden port as one line naming it and the setting, instead of a stack trace. */
+function listenError(error: unknown, port: number, host: string): unknown {
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use; stop what uses it or choose another with --port (or PUNCHCARD_PORT)`);
+  if (code === 'EACCES') return new Error(`not allowed to listen on port ${port} on ${host}; choose a port above 1023 with --port (or PUNCHCARD_PORT)`);
+  return error;
+}
+
+/** `--rate-limit-<name>` / PUNCHCARD_RATE_LIMIT_<NAME> for each server-wide limit (docs/api.md, Limits). */
+const RATE_LIMIT_OPTIONS: [keyof RateLimitSettings, string, string][] = [
+  ['apiKey', 'api-key', 'server API requests per secret key'],
+  ['member', 'member', 'widget requests per member'],
+  ['memberWrites', 'member-writes', 'widget changes (claims, plays, shares, profile…) per member'],
+  ['promoFailures', 'promo-failures', 'failed promo codes per member'],
+  ['address', 'address', 'requests per client address, server API excepted'],
+  ['authFailures', 'auth-failures', 'failed API-key and widget-signature checks per client address'],
+  ['promoFailuresPerAddress', 'promo-failures-per-address', 'failed widget promo codes per client address'],
+];
+/** A rate as text (the guard parses it again per project); checked here so a bad one stops start-up. */
+const parseRateText: Parse<string> = (text) => {
+  parseRate(text.trim(), 'it');
+  return text.trim();
+};
+const optionName = (flag: string) => `rateLimit${flag.split('-').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`;
+
+export const serveCommand: Command = new Command('serve')
+  .description('start the HTTP server (server API under /api/v1); creates the database if there is none, and refuses to start beside another server on the same file')
   .addOption(new Option('--port <port>', 'port to listen on; 0 picks a free one').env('PUNCHCARD_PORT').default('3000'))
   .addOption(new Option('--host <host>', 'address to listen on').env('PUNCHCARD_HOST').default('127.0.0.1'))
   .addOption(new Option('--public-url <url>', 'the URL shoppers and integrations reach this server at').env('PUNCHCARD_PUBLIC_URL'))
   .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
-    .choices(['full', 'normal']).env('PUNCHCARD_SYNCHRONOUS').default('full'))
-  .option('--demo', 'serve the demo shop page at /demo (default: only when listening on loopback)')
-  .option('--no-demo', 'do not serve the demo shop page')
-  .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests)')
+    .env('PUNCHCARD_SYNCHRONOUS').default('full'))
+  .addOption(new Option('--log-level <level>', 'info, error (errors only) or silent').env('PUNCHCARD_LOG').default('info'))
+  .option('--demo', 'serve the demo shop page at /demo for the demo project "punchcard seed --demo" creates (off by default)')
+  .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests); the variable takes true/false/1/0/yes/no')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
@@ -34,30 +69,51 @@ export const serveCommand = new Command('serve')
     .env('PUNCHCARD_WEBHOOK_DISABLE_AFTER').default('5d'))
   .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
   .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
-  .action(async (options: {
-    port: string; host: string; publicUrl?: string; synchronous: 'full' | 'normal'; demo?: boolean; allowInsecureWebhooks?: boolean;
-    webhookRetention: string; webhookDeadRetention: string; webhookDisableAfter: string; replicate?: string; replicateInterval: string;
-  }, command: Command) => {
-    const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
-    const server = await startServer({
+  .addOption(new Option('--trusted-proxy <addresses>', 'comma-separated addresses of reverse proxies whose X-Forwarded-For names the client')
+    .env('PUNCHCARD_TRUSTED_PROXY'))
+  .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
+  .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
+  .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
+  .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
+  .action(async (_options: object, command: Command) => {
+    // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
+    const port = setting(command, 'port', parsePort)!;
+    const host = setting(command, 'host', String)!;
+    const replicate = setting(command, 'replicate', parseUrl);
+    const replicateInterval = setting(command, 'replicateInterval', parseDuration)!;
+    const masterKey = process.env.PUNCHCARD_MASTER_KEY;
+    if (masterKey) parseMasterKey(masterKey);
+    const rateLimits: Partial<RateLimitSettings> = {};
+    for (const [key, flag] of RATE_LIMIT_OPTIONS) rateLimits[key] = setting(command, optionName(flag), parseRateText)!;
+    const options = {
       db: dbPath(command),
       port,
-      host: options.host,
-      publicUrl: options.publicUrl,
-      synchronous: options.synchronous === 'normal' ? 'NORMAL' : 'FULL',
-      masterKey: process.env.PUNCHCARD_MASTER_KEY,
-      demo: options.demo,
-      logLevel: process.env.PUNCHCARD_LOG === 'silent' ? 'silent' : 'info',
+      host,
+      publicUrl: setting(command, 'publicUrl', parseUrl),
+      synchronous: setting(command, 'synchronous', parseChoice('full', 'normal')) === 'normal' ? 'NORMAL' as const : 'FULL' as const,
+      masterKey,
+      demo: setting(command, 'demo', parseBoolean),
+      logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
       webhooks: {
-        allowInsecure: options.allowInsecureWebhooks === true, retentionMs: parseDuration(options.webhookRetention),
-        deadRetentionMs: parseDuration(options.webhookDeadRetention), disableAfterMs: parseDuration(options.webhookDisableAfter),
+        allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
+        deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
       },
-      replicate: options.replicate ? { url: options.replicate, intervalMs: parseDuration(options.replicateInterval) } : undefined,
+      replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
+      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
+      connections: {
+        maxConnections: setting(command, 'maxConnections', parseCount)!,
+        headersTimeoutMs: setting(command, 'headersTimeout', parseDuration)!,
+        requestTimeoutMs: setting(command, 'requestTimeout', parseDuration)!,
+        keepAliveTimeoutMs: setting(command, 'keepAliveTimeout', parseDuration)!,
+      },
+    };
+    const server = await startServer(options).catch((error: unknown) => {
+      throw listenError(error, port, host);
     });
     // One write, so whoever reads the first line also gets the keys with it.
     const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
     const demo = server.demo ? `\nWidget demo: ${server.url}/demo` : '';
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url) : ''}`);
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {
@@ -68,3 +124,8 @@ export const serveCommand = new Command('serve')
     process.once('SIGINT', () => shutdown('SIGINT'));
     process.once('SIGTERM', () => shutdown('SIGTERM'));
   });
+
+for (const [key, flag, description] of RATE_LIMIT_OPTIONS) {
+  serveCommand.addOption(new Option(`--rate-limit-${flag} <rate>`, `${description}, e.g. 600/min, 10/h or off`)
+    .env(`PUNCHCARD_RATE_LIMIT_${flag.toUpperCase().replaceAll('-', '_')}`).default(DEFAULT_RATE_LIMITS[key]));
+}

@@ -1,9 +1,21 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { badRequest } from '../../src/domain/errors.ts';
+import { getSettings } from '../../src/domain/settings.ts';
 import { signWidgetSession } from '../../src/domain/widget-auth.ts';
+import { validate } from '../../src/http/request.ts';
+import { widgetMember } from '../../src/http/schemas/widget.ts';
 import { buildWidget, describeSize } from '../../widget/build.ts';
 import { withStore } from '../context.ts';
 import { printJson } from '../output.ts';
+
+function parseJson(text: string, option: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(`${option} must be JSON, e.g. '{"name":"Alice"}'.`);
+  }
+}
 
 export const widgetCommand = new Command('widget').description('help embedding the widget');
 
@@ -13,13 +25,21 @@ widgetCommand.command('sign')
   .requiredOption('--external-id <externalId>', 'the member, as your shop identifies them')
   .option('--public-key <pk>', 'publishable key to sign with (default: the project\'s newest live one)')
   .option('--api-url <url>', 'where the widget reaches this server, put into the init config')
+  .option('--member <json>', 'profile fields to sign with the session, e.g. \'{"name":"Alice","email":"alice@example.com"}\'')
   .option('--json', 'print JSON')
-  .action((options: { project: string; externalId: string; publicKey?: string; apiUrl?: string; json?: boolean }, command: Command) =>
+  .action((options: { project: string; externalId: string; publicKey?: string; apiUrl?: string; member?: string; json?: boolean }, command: Command) =>
     withStore(command, ({ db, box }) => {
-      const { header, ...claims } = signWidgetSession(db, box, { projectId: options.project, externalId: options.externalId, publicKey: options.publicKey }, new Date());
+      const member = options.member === undefined ? undefined : validate(widgetMember, { member: parseJson(options.member, '--member') }).member;
+      const { header, ...claims } = signWidgetSession(db, box, {
+        projectId: options.project, externalId: options.externalId, publicKey: options.publicKey, member,
+      }, new Date());
       const config = { ...claims, ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}) };
       if (options.json) return printJson({ header, config });
-      console.log(`X-Widget-Auth: ${header}\n\nPunchcard.init(${JSON.stringify(config, null, 2)});`);
+      const origins = getSettings(db, options.project).widget.allowedOrigins;
+      const originNote = origins.length === 0
+        ? `\n\nThe widget runs only on loopback origins (localhost, 127.0.0.1, [::1]) until you list your shop's:\n  punchcard project set --project ${options.project} --allow-origin https://your-shop.example`
+        : `\n\nAllowed origins besides loopback: ${origins.join(', ')}`;
+      console.log(`X-Widget-Auth: ${header}\n\nPunchcard.init(${JSON.stringify(config, null, 2)});${originNote}`);
     }));
 
 widgetCommand.command('build')

@@ -29,6 +29,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path);
   // Members' personal data lives here: readable by the owner only (SQLite gives the WAL the same mode).
   if (isNew) chmodSync(path, 0o600);
+  // Space freed by pruning goes back to the disk in small steps (src/db/maintenance.ts); this only
+  // takes effect before the first table is created.
+  if (isNew) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

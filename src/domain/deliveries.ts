@@ -50,6 +50,19 @@ const CLAIM_SELECT = `SELECT d.id, d.public_id, d.webhook_id, d.attempts, w.url,
   WHERE d.status = 'pending' AND d.run_at <= ? AND w.is_active = 1`;
 
 /**
+ * The statements the runner runs on the write path, each through webhook_deliveries_webhook_due
+ * (one endpoint's waiting rows, by due time), so their cost never grows with the backlog. A test
+ * checks their query plans.
+ */
+export const CLAIM_PLANS = {
+  dueCount: `SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries INDEXED BY webhook_deliveries_webhook_due
+    WHERE webhook_id = ? AND status = 'pending' AND run_at <= ? LIMIT ?)`,
+  endpointClaim: `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`,
+  nextDue: `SELECT min((SELECT d.run_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_webhook_due
+    WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.run_at LIMIT 1)) FROM webhooks w WHERE w.is_active = 1`,
+};
+
+/**
  * A lease is `run_at` moved to `leaseUntil`: if the process dies mid-delivery the row simply falls
  * due again then (and a restart takes it over at once, see takeOverLeases).
  */
@@ -67,30 +80,30 @@ function lease(db: Db, rows: ClaimRow[], leaseUntil: Date): ClaimedDelivery[] {
   }));
 }
 
-/** The claim for one endpoint: its due rows, oldest first, read through webhook_deliveries_webhook_due. */
-export const CLAIM_ENDPOINT_SQL = `${CLAIM_SELECT} AND d.webhook_id = ? ORDER BY d.run_at LIMIT ?`;
+/** An active webhook as the fair claim sees it. */
+export interface ActiveWebhook {
+  id: string;
+  projectId: string;
+}
+
+/** Every active webhook, by project: a small catalog table, read whole. */
+export function activeWebhooks(db: Db): ActiveWebhook[] {
+  return stmt<ActiveWebhook>(db, 'SELECT id, project_id AS projectId FROM webhooks WHERE is_active = 1 ORDER BY project_id, id').all();
+}
 
 /**
- * Leases up to `limit` due deliveries of one webhook, oldest first. It reads at most `limit` rows
- * however many wait, so its cost is O(batch), never O(backlog).
+ * How many of one webhook's deliveries are due, counting no further than `cap`: a walk of at most
+ * `cap` entries of its partial index, whatever its backlog.
  */
+export function dueCount(db: Db, webhookId: string, now: Date, cap: number): number {
+  return stmt<number>(db, CLAIM_PLANS.dueCount).pluck().get(webhookId, now.toISOString(), cap)!;
+}
+
+/** Leases up to `limit` due deliveries of one webhook, oldest first, through its partial index. */
 export function claimEndpointDeliveries(db: Db, webhookId: string, now: Date, leaseUntil: Date, limit: number): ClaimedDelivery[] {
-  return lease(db, stmt<ClaimRow>(db, CLAIM_ENDPOINT_SQL).all(now.toISOString(), webhookId, limit), leaseUntil);
+  const rows = stmt<ClaimRow>(db, CLAIM_PLANS.endpointClaim).all(now.toISOString(), webhookId, limit);
+  return lease(db, rows, leaseUntil);
 }
-
-export interface EndpointQueue {
-  webhookId: string;
-  projectId: string;
-  /** When its oldest pending delivery falls due (a lease's expiry counts), or null when none waits. */
-  nextRunAt: string | null;
-}
-
-/** Every active webhook with its next due time: one index probe per webhook, whatever the backlog. */
-export const ENDPOINT_QUEUES_SQL = `SELECT w.id AS webhookId, w.project_id AS projectId,
-  (SELECT d.run_at FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending' ORDER BY d.run_at LIMIT 1) AS nextRunAt
-  FROM webhooks w WHERE w.is_active = 1`;
-
-export const endpointQueues = (db: Db): EndpointQueue[] => stmt<EndpointQueue>(db, ENDPOINT_QUEUES_SQL).all();
 
 /** A success ends the endpoint's failure streak; resolves with whether there was one. */
 export function recordDelivered(db: Db, deliveryId: number, webhookId: string, httpStatus: number, now: Date): { recovered: boolean } {
@@ -156,11 +169,12 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
   });
 }
 
-/** When the next delivery of an active webhook falls due (a lease's expiry counts), or null. */
+/**
+ * When the next delivery of an active webhook falls due (a lease's expiry counts), or null. One
+ * probe of the per-webhook index per active webhook: a disabled endpoint's backlog is never walked.
+ */
 export function nextDueAt(db: Db): string | null {
-  let next: string | null = null;
-  for (const { nextRunAt } of endpointQueues(db)) if (nextRunAt !== null && (next === null || nextRunAt < next)) next = nextRunAt;
-  return next;
+  return stmt<string | null>(db, CLAIM_PLANS.nextDue).pluck().get() ?? null;
 }
 
 /**
@@ -190,13 +204,13 @@ export function pruneDeliveries(db: Db, { deliveredBefore, deadBefore }: { deliv
   });
 }
 
-/** Dead deliveries of a webhook created since `since` (while it was failing), at most `limit`. */
+/** Dead deliveries of a webhook created since `since` (while it was failing). */
 const FAILED_SINCE = `FROM webhook_deliveries WHERE project_id = ? AND status = 'dead' AND webhook_id = ? AND created_at >= ?`;
 
 export const countFailedSince = (db: Db, projectId: string, webhookId: string, since: string): number =>
   stmt<number>(db, `SELECT count(*) ${FAILED_SINCE}`).pluck().get(projectId, webhookId, since)!;
 
-/** Sends the dead deliveries of a webhook created since `since` again, like replayDelivery does one. */
+/** Sends the dead deliveries of a webhook created since `since` again, as replayDelivery does one. */
 export function resendFailedSince(db: Db, projectId: string, webhookId: string, since: string, now: Date): number {
   return stmt(db, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, run_at = ?, locked_until = NULL, last_status = NULL,
     last_error = NULL, delivered_at = NULL WHERE id IN (SELECT id ${FAILED_SINCE})`).run(now.toISOString(), projectId, webhookId, since).changes;

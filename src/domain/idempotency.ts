@@ -1,12 +1,20 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
-import { addMs, DAY_MS } from './clock.ts';
+import { DAY_MS } from './clock.ts';
 import { conflict } from './errors.ts';
+import { transactionByRowId, type Transaction } from './ledger.ts';
+import { levelFor } from './levels.ts';
+import { findMember, memberById, toMember, type Member } from './members.ts';
 import { sha256Hex } from './secrets.ts';
 
 export interface StoredResponse {
   status: number;
   body: unknown;
+  /**
+   * 'award': the body is an award's `{transaction, member}`; the key then stores a reference to the
+   * ledger row and the member's counters instead of a copy (migrations/0013).
+   */
+  storeAs?: 'award';
 }
 
 /** A key is honoured for 24 hours. */
@@ -24,6 +32,41 @@ function canonical(value: unknown): string {
 export const requestFingerprint = (method: string, path: string, body: unknown) =>
   sha256Hex(`${method} ${path}\n${canonical(body)}`);
 
+/** 128 bits of the SHA-256 are plenty to tell two requests under one key apart. */
+const storedFingerprint = (fingerprint: string) => Buffer.from(fingerprint, 'hex').subarray(0, 16);
+
+interface KeyRow {
+  fingerprint: Buffer;
+  status: number;
+  body: string | null;
+  transaction_id: number | null;
+  counters: string | null;
+}
+
+type Award = { transaction: Transaction; member: Member };
+
+/**
+ * The award's answer rebuilt from its ledger row: the transaction as recorded, the member's balance
+ * after it and the counters stored with the key; the profile as it is now (so an erased member's
+ * replay shows nothing erased).
+ */
+function replayAward(db: Db, transactionId: number, counters: string): Award {
+  const { transaction, memberId } = transactionByRowId(db, transactionId)!;
+  const row = memberById(db, memberId);
+  const [totalPointsEarned, currentStreak, longestStreak] = JSON.parse(counters) as [number, number, number];
+  return {
+    transaction,
+    member: { ...toMember(db, row), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(db, row.project_id, totalPointsEarned) },
+  };
+}
+
+/** The award's ledger row: the newest rows of its member, walked from the end of the member's index. */
+function awardRowId(db: Db, projectId: string, award: Award): number {
+  const member = findMember(db, projectId, award.member.externalId)!;
+  return stmt<number>(db, 'SELECT id FROM transactions WHERE member_id = ? AND public_id = ? ORDER BY id DESC LIMIT 1').pluck()
+    .get(member.id, award.transaction.id)!;
+}
+
 /**
  * Runs `perform` at most once per (project, key) within 24 hours. Must run inside the same
  * transaction as the change it guards, so the key is recorded if and only if the change is.
@@ -36,23 +79,34 @@ export function once(
   now: Date,
   perform: () => StoredResponse,
 ): StoredResponse & { replayed: boolean } {
-  const since = addMs(now, -IDEMPOTENCY_WINDOW_MS).toISOString();
-  const previous = stmt<{ fingerprint: string; status: number; body: string }>(db,
-    'SELECT fingerprint, status, body FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at > ?')
-    .get(scope.projectId, scope.key, since);
+  const fingerprint = storedFingerprint(scope.fingerprint);
+  const previous = stmt<KeyRow>(db,
+    'SELECT fingerprint, status, body, transaction_id, counters FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at > ?')
+    .get(scope.projectId, scope.key, now.getTime() - IDEMPOTENCY_WINDOW_MS);
   if (previous) {
-    if (previous.fingerprint !== scope.fingerprint) {
+    if (!fingerprint.equals(previous.fingerprint)) {
       throw conflict(`Idempotency-Key "${scope.key}" was already used with a different request. Use a new key for a new request.`);
     }
-    return { status: previous.status, body: JSON.parse(previous.body), replayed: true };
+    const body = previous.transaction_id === null ? JSON.parse(previous.body!) : replayAward(db, previous.transaction_id, previous.counters!);
+    return { status: previous.status, body, replayed: true };
   }
   const response = perform();
-  stmt(db, `INSERT OR REPLACE INTO idempotency_keys (project_id, key, fingerprint, status, body, created_at)
-    VALUES (?, ?, ?, ?, ?, ?)`).run(scope.projectId, scope.key, scope.fingerprint, response.status, JSON.stringify(response.body), now.toISOString());
-  return { ...response, replayed: false };
+  const award = response.storeAs === 'award' ? (response.body as Award) : null;
+  stmt(db, `INSERT OR REPLACE INTO idempotency_keys (project_id, key, fingerprint, status, body, transaction_id, counters, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    scope.projectId, scope.key, fingerprint, response.status,
+    award ? null : JSON.stringify(response.body),
+    award ? awardRowId(db, scope.projectId, award) : null,
+    award ? JSON.stringify([award.member.totalPointsEarned, award.member.currentStreak, award.member.longestStreak]) : null,
+    now.getTime());
+  return { status: response.status, body: response.body, replayed: false };
 }
 
-/** Forgets keys older than the window. Returns how many were removed. */
-export function purgeIdempotencyKeys(db: Db, now: Date): number {
-  return stmt(db, 'DELETE FROM idempotency_keys WHERE created_at <= ?').run(addMs(now, -IDEMPOTENCY_WINDOW_MS).toISOString()).changes;
+/** Keys deleted per transaction: a few milliseconds of write lock each (bench/README). */
+export const PURGE_BATCH = 500;
+
+/** Forgets up to `limit` keys older than the window, oldest first. Returns how many were removed. */
+export function purgeIdempotencyKeys(db: Db, now: Date, limit = PURGE_BATCH): number {
+  return stmt(db, `DELETE FROM idempotency_keys WHERE id IN
+    (SELECT id FROM idempotency_keys WHERE created_at <= ? ORDER BY created_at LIMIT ?)`).run(now.getTime() - IDEMPOTENCY_WINDOW_MS, limit).changes;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { stmt } from '../db/statements.ts';
-import { localDate, weekStart } from './calendar.ts';
+import { localDate, shiftDate, weekStart } from './calendar.ts';
 import { hotCatalog } from './catalog-cache.ts';
 import { requireMember } from './members.ts';
 
@@ -21,12 +21,15 @@ const PERIOD_NUMBERS: Record<Period, number> = { all: 0, month: 1, week: 2, day:
  * compares integers (migrations/0011). 0 is all time; otherwise period * 10^8 + the period's first
  * day as YYYYMMDD (the month's 1st, the week's Monday, the day) in the project's time zone.
  */
+const boardNumber = (period: Period, firstDay: string) => PERIOD_NUMBERS[period] * 100_000_000 + Number(firstDay.replaceAll('-', ''));
+
 function boards(db: Db, projectId: string, now: Date): Record<Period, number> {
   const day = localDate(now, hotCatalog(db, projectId).timeZone);
   // Awards come in runs on the same day: derive the boards once per day seen.
   if (recentBoards?.day !== day) {
-    const board = (period: Period, firstDay: string) => PERIOD_NUMBERS[period] * 100_000_000 + Number(firstDay.replaceAll('-', ''));
-    recentBoards = { day, boards: { all: 0, month: board('month', `${day.slice(0, 7)}-01`), week: board('week', weekStart(day)), day: board('day', day) } };
+    recentBoards = {
+      day, boards: { all: 0, month: boardNumber('month', `${day.slice(0, 7)}-01`), week: boardNumber('week', weekStart(day)), day: boardNumber('day', day) },
+    };
   }
   return recentBoards.boards;
 }
@@ -44,6 +47,39 @@ export function addToLeaderboards(db: Db, projectId: string, memberId: number, a
       (@memberId, @week, @projectId, @amount, @at), (@memberId, @day, @projectId, @amount, @at)
     ON CONFLICT (member_id, board) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
     .run({ memberId, projectId, amount, at: now.getTime(), month: board.month, week: board.week, day: board.day });
+}
+
+/** The first day of the month before the one holding `day` (YYYY-MM-DD). */
+function previousMonth(day: string): string {
+  const [year, month] = day.split('-').map(Number) as [number, number];
+  return month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+}
+
+/**
+ * Rows per pruning transaction. A board's rows are spread over the whole primary key (one per
+ * member), so each deleted row dirties its own page: 100 keep a batch near 5 ms (bench/README).
+ */
+export const LEADERBOARD_PRUNE_BATCH = 100;
+
+/**
+ * Retention: every project keeps all-time totals and, of each kind (day, week, month), the current
+ * period and the one before it (in the project's time zone). Older boards no leaderboard shows any
+ * more; this deletes up to `limit` of their rows and returns how many it deleted.
+ */
+export function pruneLeaderboards(db: Db, now: Date, limit: number): number {
+  let removed = 0;
+  for (const projectId of stmt<string>(db, 'SELECT id FROM projects').pluck().all()) {
+    const day = localDate(now, hotCatalog(db, projectId).timeZone);
+    const oldestKept = { day: shiftDate(day, -1), week: shiftDate(weekStart(day), -7), month: previousMonth(day) };
+    for (const period of ['day', 'week', 'month'] as const) {
+      if (removed >= limit) return removed;
+      // Boards of one kind are the numbers between kind * 10^8 and the oldest kept one (a range of the rank index).
+      removed += stmt(db, `DELETE FROM leaderboard_totals WHERE (member_id, board) IN (SELECT member_id, board FROM leaderboard_totals
+        WHERE project_id = ? AND board > ? AND board < ? LIMIT ?)`)
+        .run(projectId, PERIOD_NUMBERS[period] * 100_000_000, boardNumber(period, oldestKept[period]), limit - removed).changes;
+    }
+  }
+  return removed;
 }
 
 export interface LeaderboardEntry {

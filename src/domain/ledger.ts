@@ -197,8 +197,9 @@ export function membersWithDuePoints(db: Db, now: Date, limit: number): number[]
     .all(now.toISOString(), limit).map((row) => row.member_id);
 }
 
-const TRANSACTION_SELECT = `SELECT public_id, project_id, member_id, amount, balance, type, source, actor, description, reference_id,
-  metadata, expires_at, created_at FROM transactions WHERE member_id = ?`;
+const TRANSACTION_COLUMNS = `SELECT public_id, project_id, member_id, amount, balance, type, source, actor, description, reference_id,
+  metadata, expires_at, created_at FROM transactions`;
+const TRANSACTION_SELECT = `${TRANSACTION_COLUMNS} WHERE member_id = ?`;
 
 export function recentTransactions(db: Db, memberId: number, limit: number, offset = 0): Transaction[] {
   return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id DESC LIMIT ? OFFSET ?`)
@@ -210,6 +211,12 @@ export const countTransactions = (db: Db, memberId: number): number =>
 
 export function allTransactions(db: Db, memberId: number): Transaction[] {
   return stmt<TransactionRow>(db, `${TRANSACTION_SELECT} ORDER BY id`).all(memberId).map(toTransaction);
+}
+
+/** One ledger row by its row id (an idempotent replay's reference), with its member's row id. */
+export function transactionByRowId(db: Db, id: number): { transaction: Transaction; memberId: number } | undefined {
+  const row = stmt<TransactionRow>(db, `${TRANSACTION_COLUMNS} WHERE id = ?`).get(id);
+  return row && { transaction: toTransaction(row), memberId: row.member_id };
 }
 
 export interface Adjustment {

@@ -17,14 +17,14 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-const listeners = new WeakMap<Db, (projectId: string, webhookIds: string[]) => void>();
+const listeners = new WeakMap<Db, (webhookIds: string[]) => void>();
 
 /**
  * Registers the one thing told when emit() enqueues on this connection (and for which webhooks):
  * the delivery runner's wake-up. It is called inside the transaction; the runner's claim is a later write, so it runs
  * after the COMMIT (and finds nothing if the change rolled back).
  */
-export function onEnqueue(db: Db, listener: (projectId: string, webhookIds: string[]) => void): void {
+export function onEnqueue(db: Db, listener: (webhookIds: string[]) => void): void {
   listeners.set(db, listener);
 }
 
@@ -46,5 +46,5 @@ export function emit(db: Db, projectId: string, type: EventType, data: Record<st
   const enqueue = stmt(db, `INSERT INTO webhook_deliveries (public_id, project_id, webhook_id, event_id, run_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?)`);
   for (const webhook of subscribed) enqueue.run(newId('dlv'), projectId, webhook.id, eventId, createdAt, createdAt);
-  listeners.get(db)?.(projectId, subscribed.map((webhook) => webhook.id));
+  listeners.get(db)?.(subscribed.map((webhook) => webhook.id));
 }

@@ -57,8 +57,9 @@ export function listProjects(db: Db): Project[] {
   return (stmt(db, 'SELECT * FROM projects ORDER BY created_at, rowid').all() as ProjectRow[]).map(toProject);
 }
 
-export function countProjects(db: Db): number {
-  return (stmt(db, 'SELECT count(*) AS n FROM projects').get() as { n: number }).n;
+/** Projects other than the demo shop's (`seed --demo`). */
+export function countRealProjects(db: Db): number {
+  return (stmt(db, 'SELECT count(*) AS n FROM projects WHERE demo = 0').get() as { n: number }).n;
 }
 
 export function getProject(db: Db, projectId: string): Project {

@@ -36,20 +36,21 @@ export interface Redemption {
  * POST /promo-codes/redeem (and the widget's POST /promo-code). The code matches ignoring case.
  * POINTS codes pay through earn() (source `promo`, multipliers apply); REWARD codes claim their
  * reward without spending points (the reward's own availability, level, stock and per-member
- * rules still apply). One redemption per member (409), maxRedemptions in total (409), outside its
- * window or switched off (403), unknown (404).
+ * rules still apply). One redemption per member (409), maxRedemptions in total (409), expired
+ * (403); unknown, switched off or not yet started: the same 404.
  */
 export function redeemPromoCode(db: Db, projectId: string, input: { externalId: string; code: string }, actor: string, now: Date):
   { redemption: Redemption; member: Member; pointsAwarded: number; message: string } {
   return atomically(db, () => {
-    const row = stmt<Record<string, unknown>>(db, 'SELECT * FROM promo_codes WHERE project_id = ? AND code = ? COLLATE NOCASE AND archived_at IS NULL')
-      .get(projectId, input.code.trim());
-    if (!row) throw notFound(`No promo code "${input.code}" in this project`);
-    const promo = toItem(promoCodes, row) as unknown as PromoCode;
+    // The member first: whether a code exists must never depend on who asks.
     const member = requireMember(db, projectId, input.externalId);
     const at = now.toISOString();
-    if (!promo.isActive) throw forbidden(`The promo code "${promo.code}" is not active.`);
-    if (promo.startsAt !== null && at < promo.startsAt) throw forbidden(`The promo code "${promo.code}" starts at ${promo.startsAt}.`);
+    const row = stmt<Record<string, unknown>>(db, 'SELECT * FROM promo_codes WHERE project_id = ? AND code = ? COLLATE NOCASE AND archived_at IS NULL')
+      .get(projectId, input.code.trim());
+    const promo = row ? toItem(promoCodes, row) as unknown as PromoCode : null;
+    // A code switched off or not yet started answers exactly as one that does not exist: it is not
+    // public yet, and a different answer would tell a guesser it is there.
+    if (!promo || !promo.isActive || (promo.startsAt !== null && at < promo.startsAt)) throw notFound(`No promo code "${input.code}" in this project`);
     if (promo.expiresAt !== null && at >= promo.expiresAt) throw forbidden(`The promo code "${promo.code}" expired at ${promo.expiresAt}.`);
     const count = (sql: string, ...params: unknown[]) => stmt<number>(db, `SELECT count(*) FROM promo_redemptions WHERE promo_code_id = ?${sql}`)
       .pluck().get(promo.id, ...params)!;

@@ -57,15 +57,15 @@ const toReferral = (db: Db, row: ReferralRow): Referral => ({
   convertedAt: row.converted_at,
 });
 
-const codeTaken = (db: Db, projectId: string) => (code: string) =>
-  stmt(db, 'SELECT 1 FROM referral_codes WHERE project_id = ? AND code = ?').pluck().get(projectId, code) !== undefined;
+// New codes are unique across projects, so a share link `/r/CODE` names one member of one project.
+const codeTaken = (db: Db) => (code: string) => stmt(db, 'SELECT 1 FROM referral_codes WHERE code = ?').pluck().get(code) !== undefined;
 
 /** The member's referral code, created on first use (8 readable characters from the CSPRNG). */
 export function referralCodeFor(db: Db, member: MemberRow, now: Date): string {
   return atomically(db, () => {
     const existing = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id);
     if (existing !== undefined) return existing;
-    const code = uniqueCode(() => readableCode(REFERRAL_CODE_LENGTH), codeTaken(db, member.project_id));
+    const code = uniqueCode(() => readableCode(REFERRAL_CODE_LENGTH), codeTaken(db));
     stmt(db, 'INSERT INTO referral_codes (member_id, project_id, code, created_at) VALUES (?, ?, ?, ?)').run(member.id, member.project_id, code, now.toISOString());
     return code;
   });
@@ -75,22 +75,48 @@ export function referralCodeFor(db: Db, member: MemberRow, now: Date): string {
  * Gives the member a new code (the widget's "regenerate"); the old one stops working for new
  * referrals. Referrals already applied keep the code they were made with.
  */
-export function regenerateReferralCode(db: Db, projectId: string, externalId: string, now: Date): { referralCode: string; shareLink: string | null } {
+export function regenerateReferralCode(db: Db, projectId: string, externalId: string, publicUrl: string, now: Date): { referralCode: string; shareLink: string } {
   return atomically(db, () => {
     const member = requireMember(db, projectId, externalId);
     stmt(db, 'DELETE FROM referral_codes WHERE member_id = ?').run(member.id);
     const referralCode = referralCodeFor(db, member, now);
-    return { referralCode, shareLink: shareLink(db, projectId, referralCode) };
+    return { referralCode, shareLink: shareLink(db, projectId, referralCode, publicUrl) };
   });
 }
 
-/** The project's referral URL with `ref=CODE` added to its query; null when the project has no URL. */
-function shareLink(db: Db, projectId: string, code: string): string | null {
-  const base = getSettings(db, projectId).referral.referralUrl;
-  if (base === null) return null;
-  const url = new URL(base);
+/** The shop's referral page with `ref=CODE` added to its query. */
+function withRef(referralUrl: string, code: string): string {
+  const url = new URL(referralUrl);
   url.searchParams.set('ref', code);
   return url.toString();
+}
+
+/**
+ * The project's referral URL with `ref=CODE`; while the project has none, this server's own
+ * `{publicUrl}/r/CODE`, which redirects there once one is set and shows a landing page until then.
+ */
+function shareLink(db: Db, projectId: string, code: string, publicUrl: string): string {
+  const base = getSettings(db, projectId).referral.referralUrl;
+  return base === null ? `${publicUrl.replace(/\/+$/, '')}/r/${encodeURIComponent(code)}` : withRef(base, code);
+}
+
+export type ReferralLanding =
+  | { found: false }
+  | { found: true; projectName: string; code: string; redirectTo: string | null };
+
+/**
+ * What `/r/CODE` shows: where to redirect (the project's referral URL with `ref=CODE`), or the
+ * project to name on the landing page. An erased member's code and a code two projects share
+ * (possible only for codes made before codes were unique across projects) find nothing.
+ */
+export function referralLanding(db: Db, rawCode: string): ReferralLanding {
+  const code = rawCode.trim().toUpperCase();
+  const rows = stmt<{ project_id: string; name: string }>(db, `SELECT rc.project_id, p.name FROM referral_codes rc
+    JOIN members m ON m.id = rc.member_id JOIN projects p ON p.id = rc.project_id WHERE rc.code = ? AND m.erased_at IS NULL LIMIT 2`).all(code);
+  if (rows.length !== 1) return { found: false };
+  const { project_id: projectId, name } = rows[0]!;
+  const base = getSettings(db, projectId).referral.referralUrl;
+  return { found: true, projectName: name, code, redirectTo: base === null ? null : withRef(base, code) };
 }
 
 /** YYYY-MM of `now` in the project's time zone: the per-month limit counts calendar months there. */
@@ -200,7 +226,7 @@ export function applyReferral(db: Db, projectId: string, input: ApplyInput, acto
 }
 
 /** GET /referrals/stats/{externalId} (and the widget's GET /referral): creates the code on first use. */
-export function referralStats(db: Db, projectId: string, externalId: string, now: Date) {
+export function referralStats(db: Db, projectId: string, externalId: string, publicUrl: string, now: Date) {
   return atomically(db, () => {
     const member = requireMember(db, projectId, externalId);
     const referralCode = referralCodeFor(db, member, now);
@@ -210,7 +236,7 @@ export function referralStats(db: Db, projectId: string, externalId: string, now
     const { referrerReward, refereeReward } = getSettings(db, projectId).referral;
     return {
       referralCode,
-      shareLink: shareLink(db, projectId, referralCode),
+      shareLink: shareLink(db, projectId, referralCode, publicUrl),
       stats: { totalReferrals: stats.total, pendingReferrals: stats.pending ?? 0, convertedReferrals: stats.converted ?? 0, totalPointsEarned: stats.earned ?? 0 },
       rewards: { referrerReward, refereeReward },
       limits: limitUse(db, member, now),

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 export const sha256Hex = (text: string) => hash('sha256', text, 'hex');
@@ -44,23 +44,37 @@ export class SecretBox {
   }
 }
 
-/** Accepts 64 hex characters or the base64 form of 32 bytes. */
-export function parseMasterKey(text: string): Buffer {
+/** Accepts 64 hex characters or the base64 form of 32 bytes; `source` (the variable or file) is named on failure. */
+export function parseMasterKey(text: string, source = 'PUNCHCARD_MASTER_KEY'): Buffer {
   const trimmed = text.trim();
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
   const decoded = Buffer.from(trimmed, 'base64');
   if (decoded.length === 32) return decoded;
-  throw new Error('PUNCHCARD_MASTER_KEY must be 32 bytes, written as 64 hex characters or base64 (try: openssl rand -hex 32)');
+  throw new Error(`${source} must hold a 32-byte key, written as 64 hex characters or base64 (try: openssl rand -hex 32)`);
 }
 
 /**
- * The master key comes from PUNCHCARD_MASTER_KEY, or else from a key file beside the database,
- * created (mode 0600) on first use. Lose the key and the encrypted secrets are lost with it.
+ * Names a master key without revealing it: an HMAC keyed with it over a constant. The database
+ * records its key's fingerprint, so a command that finds the wrong key or none can say which it needs.
  */
-export function loadMasterKey(envValue: string | undefined, keyFile: string): Buffer {
-  if (envValue) return parseMasterKey(envValue);
-  if (existsSync(keyFile)) return parseMasterKey(readFileSync(keyFile, 'utf8'));
+export const keyFingerprint = (key: Buffer) => createHmac('sha256', key).update('punchcard master key fingerprint').digest('hex').slice(0, 16);
+
+export interface FoundKey {
+  key: Buffer;
+  /** PUNCHCARD_MASTER_KEY or the key file's path. */
+  source: string;
+}
+
+/** The master key from PUNCHCARD_MASTER_KEY, or else from the key file beside the database; null when there is neither. */
+export function findMasterKey(envValue: string | undefined, keyFile: string): FoundKey | null {
+  if (envValue) return { key: parseMasterKey(envValue), source: 'PUNCHCARD_MASTER_KEY' };
+  if (existsSync(keyFile)) return { key: parseMasterKey(readFileSync(keyFile, 'utf8'), keyFile), source: keyFile };
+  return null;
+}
+
+/** Writes a new random key file (mode 0600). Only for a database that holds no encrypted data yet. */
+export function createKeyFile(keyFile: string): FoundKey {
   const key = randomBytes(32);
   writeFileSync(keyFile, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  return key;
+  return { key, source: keyFile };
 }

@@ -9,6 +9,14 @@ export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 
 export const FEATURES = ['points', 'rewards', 'quests', 'badges', 'games', 'checkin', 'referrals', 'promo', 'share', 'leaderboard'] as const;
 export const SHARE_PLATFORMS = ['facebook', 'x', 'linkedin', 'whatsapp', 'telegram', 'pinterest', 'reddit', 'email'] as const;
 
+/** A project's own rate limits (`600/min`, `10/h`, `off`); null = the server's setting (docs/api.md, Limits). */
+export interface ProjectRateLimits {
+  apiKey: string | null;
+  member: string | null;
+  memberWrites: string | null;
+  promoFailures: string | null;
+}
+
 /** Everything a project can configure beyond its name, time zone and expiry policy. */
 export interface Settings {
   /** Points a member gets once, when the widget first creates them. 0 = none. */
@@ -39,6 +47,7 @@ export interface Settings {
     /** Origins (scheme://host[:port]) whose pages may call the widget API besides this server's own; `*` allows any. */
     allowedOrigins: string[];
   };
+  rateLimits: ProjectRateLimits;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -54,6 +63,7 @@ export const DEFAULT_SETTINGS: Settings = {
     theme: { primaryColor: '#4F46E5', backgroundColor: '#FFFFFF', textColor: '#111827', borderRadius: 12, fontFamily: null },
     allowedOrigins: [],
   },
+  rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
 };
 
 /** Objects merge key by key; anything else (arrays included) replaces. */

@@ -39,6 +39,10 @@ const INTERNAL: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
   ['::', 96, 'ipv6', 'IPv4-compatible'],
+  ['::ffff:0:0', 96, 'ipv6', 'IPv4-mapped'],
+  ['64:ff9b::', 96, 'ipv6', 'NAT64'],
+  ['64:ff9b:1::', 48, 'ipv6', 'local-use NAT64'],
+  ['::ffff:0:0:0', 96, 'ipv6', 'IPv4-translated'],
   ['100::', 64, 'ipv6', 'discard'],
   ['2001:db8::', 32, 'ipv6', 'documentation'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],
@@ -52,54 +56,54 @@ const RANGES = INTERNAL.map(([network, prefix, type, kind]) => {
   return { list, type, kind };
 });
 
-/** The 16 bytes of an IPv6 address (any valid text form, including a trailing dotted quad). */
-function ipv6Bytes(address: string): Buffer {
-  let text = address.replace(/%.*$/, '');
+/** An IPv6 address as its 16 bytes (handles `::` and a trailing dotted quad). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
   const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (quad) text = text.slice(0, quad.index) + [0, 2].map((i) => ((Number(quad[i + 1]) << 8) | Number(quad[i + 2])).toString(16)).join(':');
-  const [head, tail] = text.split('::') as [string, string | undefined];
-  const groups = (part: string | undefined) => (part ? part.split(':') : []);
-  const missing = 8 - groups(head).length - groups(tail).length;
-  const all = tail === undefined ? groups(head) : [...groups(head), ...Array<string>(missing).fill('0'), ...groups(tail)];
-  const bytes = Buffer.alloc(16);
-  all.forEach((group, i) => bytes.writeUInt16BE(parseInt(group, 16), i * 2));
-  return bytes;
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, null];
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const left = groups(head);
+  const right = tail === null ? [] : groups(tail);
+  const words = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return words.flatMap((word) => [word >> 8, word & 0xff]);
 }
 
-const EMBEDDING: [string, number, string, (bytes: Buffer) => Buffer][] = [
-  ['::ffff:0:0', 96, 'IPv4-mapped', (b) => b.subarray(12)],
-  ['::ffff:0:0:0', 96, 'IPv4-translated', (b) => b.subarray(12)],
-  ['64:ff9b::', 96, 'NAT64', (b) => b.subarray(12)],
-  // RFC 6052 /48 layout: bits 64-71 are the zero "u" octet, so the address straddles it.
-  ['64:ff9b:1::', 48, 'local NAT64', (b) => Buffer.concat([b.subarray(6, 8), b.subarray(9, 11)])],
-  ['2002::', 16, '6to4', (b) => b.subarray(2, 6)],
-  // Teredo: the client's address is the last 32 bits, inverted.
-  ['2001::', 32, 'Teredo', (b) => Buffer.from(b.subarray(12).map((byte) => byte ^ 0xff))],
-];
-const EMBEDDINGS = EMBEDDING.map(([network, prefix, kind, extract]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, 'ipv6');
-  return { list, kind, extract };
-});
-
-/** The IPv4 address an IPv6 address carries (mapped, translated, NAT64, 6to4, Teredo), if any. */
-function embeddedIPv4(address: string): { ipv4: string; kind: string } | null {
-  const embedding = EMBEDDINGS.find((e) => e.list.check(address, 'ipv6'));
-  return embedding ? { ipv4: [...embedding.extract(ipv6Bytes(address))].join('.'), kind: embedding.kind } : null;
-}
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((byte, i) => bytes[i] === byte);
+const quadOf = (bytes: number[]) => bytes.join('.');
 
 /**
- * Why `address` may not be reached, or null when it may. An IPv6 form that carries an IPv4 address
- * is judged by that address: the packets end up there.
+ * The IPv4 addresses an IPv6 address carries, which the network delivers to: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d), NAT64
+ * (64:ff9b::/96), 6to4 (2002:AABB:CCDD::/16) and Teredo (2001:0::/32: the server, and the client
+ * with its bits inverted).
  */
+export function embeddedIpv4(address: string): string[] {
+  const bytes = ipv6Bytes(address);
+  const low = bytes.slice(12);
+  const zeros = (n: number) => Array<number>(n).fill(0);
+  if (startsWith(bytes, [...zeros(10), 0xff, 0xff]) || startsWith(bytes, [...zeros(8), 0xff, 0xff, 0, 0])
+    || (startsWith(bytes, zeros(12)) && low[0] !== 0)) { // ::a.b.c.d, but not :: or ::1
+    return [quadOf(low)];
+  }
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, ...zeros(8)])) return [quadOf(low)];
+  if (startsWith(bytes, [0x20, 0x02])) return [quadOf(bytes.slice(2, 6))];
+  if (startsWith(bytes, [0x20, 0x01, 0, 0])) return [quadOf(bytes.slice(4, 8)), quadOf(low.map((byte) => byte ^ 0xff))];
+  return [];
+}
+
+/** Why `address` may not be reached, or null when it may. */
 export function refusedAddress(address: string, policy: UrlPolicy): string | null {
   const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   if (policy.allowInsecure && isLoopback(address)) return null;
   if (type === 'ipv6') {
-    const embedded = embeddedIPv4(address);
-    if (embedded) {
-      const refused = refusedAddress(embedded.ipv4, policy);
-      return refused ? `${refused}, carried in the ${embedded.kind} address ${address}` : null;
+    // Judged by the IPv4 address it carries: a 6to4 or Teredo form of 10.0.0.1 reaches 10.0.0.1.
+    for (const inner of embeddedIpv4(address)) {
+      const refused = refusedAddress(inner, { allowInsecure: false });
+      if (refused) return `${address} carries ${refused}`;
     }
   }
   const range = RANGES.find((r) => r.type === type && r.list.check(address, type));
@@ -137,9 +141,6 @@ export function urlRefusal(text: string, policy: UrlPolicy): string | null {
   return refused ? `must not point inside a private network (${refused})` : null;
 }
 
-/** A URL or address that webhooks may not reach (as opposed to a DNS failure, which is retried). */
-export class RefusedAddress extends Error {}
-
 /**
  * Resolves the URL's host and refuses it if ANY address is internal. Run at registration and again
  * before every delivery, so a name that later resolves inward is not followed. Returns the checked
@@ -147,16 +148,16 @@ export class RefusedAddress extends Error {}
  */
 export async function resolveSafely(text: string, policy: UrlPolicy, resolve: Resolver): Promise<{ address: string; family: number }[]> {
   const refusal = urlRefusal(text, policy);
-  if (refusal) throw new RefusedAddress(`The URL ${refusal}`);
+  if (refusal) throw new Error(`The URL ${refusal}`);
   const url = new URL(text);
   const host = bareHost(url);
   if (isIP(host) !== 0) return [];
   const addresses = await resolve(host);
-  if (addresses.length === 0) throw Object.assign(new Error(`${host} did not resolve to any address`), { code: 'ENOTFOUND' });
+  if (addresses.length === 0) throw new Error(`${host} did not resolve to any address`);
   for (const { address } of addresses) {
     const refused = refusedAddress(address, policy);
-    if (refused) throw new RefusedAddress(`${host} resolves to ${refused}; webhooks may not reach private networks`);
-    if (url.protocol === 'http:' && !isLoopback(address)) throw new RefusedAddress(`${host} resolves to ${address}; plain http may only reach loopback`);
+    if (refused) throw new Error(`${host} resolves to ${refused}; webhooks may not reach private networks`);
+    if (url.protocol === 'http:' && !isLoopback(address)) throw new Error(`${host} resolves to ${address}; plain http may only reach loopback`);
   }
   return addresses;
 }
@@ -171,6 +172,6 @@ export async function checkWebhookUrl(text: string, policy: UrlPolicy, resolve: 
   try {
     await resolveSafely(text, policy, resolve);
   } catch (error) {
-    if (error instanceof RefusedAddress) throw badRequest(`"url" is refused: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === undefined) throw badRequest(`"url" is refused: ${(error as Error).message}`);
   }
 }

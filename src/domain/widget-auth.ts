@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Db } from '../db/connection.ts';
 import { AppError, badRequest, notFound } from './errors.ts';
 import { checkKey, livePublishableKey } from './keys.ts';
+import type { MemberProfile } from './members.ts';
 import { widgetSigningSecret } from './projects.ts';
 import { constantTimeEqual, type SecretBox } from './secrets.ts';
 
@@ -14,6 +15,11 @@ export interface WidgetClaims {
   externalId: string;
   /** Milliseconds since the epoch, when the shop's server signed. */
   timestamp: number;
+  /**
+   * Profile fields as the exact JSON text the shop's server signed; the signature then covers it.
+   * Profile data sent any other way (an object) is not signed and is ignored.
+   */
+  member?: string | undefined;
   signature: string;
 }
 
@@ -22,9 +28,28 @@ export interface WidgetIdentity {
   externalId: string;
 }
 
-/** Lowercase hex HMAC-SHA256 of `publicKey:externalId:timestamp`, keyed with the widget signing secret. */
-export const widgetSignature = (secret: string, publicKey: string, externalId: string, timestamp: number) =>
-  createHmac('sha256', secret).update(`${publicKey}:${externalId}:${timestamp}`).digest('hex');
+/**
+ * Lowercase hex HMAC-SHA256 of `publicKey:externalId:timestamp`, keyed with the widget signing
+ * secret; with signed profile fields, of `publicKey:externalId:timestamp:member` (`member` the JSON
+ * text exactly as sent). The shorter form stays valid, so integrations signed before profile
+ * fields were covered keep working (their profile fields are ignored).
+ */
+export const widgetSignature = (secret: string, publicKey: string, externalId: string, timestamp: number, member?: string) =>
+  createHmac('sha256', secret).update(`${publicKey}:${externalId}:${timestamp}${member === undefined ? '' : `:${member}`}`).digest('hex');
+
+/** Below this a timestamp is surely seconds, not milliseconds: 10^12 ms is September 2001. */
+const SECONDS_LOOK = 1e12;
+
+/** Names the unit and the server's time, so a seconds timestamp or a wrong clock is plain to see. */
+function timestampProblem(timestamp: number, now: Date): string {
+  const serverTime = `The server's time is ${now.getTime()} ms (${now.toISOString()}).`;
+  if (timestamp > 0 && timestamp < SECONDS_LOOK) {
+    return `The timestamp ${timestamp} looks like seconds; it must be milliseconds since 1970 (Date.now() in JavaScript, time() * 1000 elsewhere). ${serverTime}`;
+  }
+  return timestamp < now.getTime()
+    ? `The signature has expired: its timestamp ${timestamp} (milliseconds since 1970) is more than 5 minutes old. Sign again on your server for each page view. ${serverTime}`
+    : `The timestamp ${timestamp} (milliseconds since 1970) is more than 5 minutes in the future; check the clock of the server that signs. ${serverTime}`;
+}
 
 export const widgetUnauthorized = (message: string) => new AppError(401, 'Unauthorized', message);
 
@@ -44,15 +69,12 @@ export function verifyWidgetClaims(db: Db, box: SecretBox, claims: WidgetClaims,
       : 'The publishable key is not recognised or has been revoked.');
   }
   if (key.type !== 'publishable') throw widgetUnauthorized('"publicKey" must be a publishable key (pk_live_…).');
-  const skewMs = claims.timestamp - now.getTime();
-  if (Math.abs(skewMs) > WIDGET_TIMESTAMP_WINDOW_MS) {
-    throw widgetUnauthorized(skewMs < 0
-      ? 'The signature has expired: its timestamp is more than 5 minutes old. Sign again on your server for each page view.'
-      : 'The timestamp is more than 5 minutes in the future; check the clock of the server that signs.');
-  }
-  const expected = widgetSignature(widgetSigningSecret(db, box, key.projectId), claims.publicKey, claims.externalId, claims.timestamp);
+  if (Math.abs(claims.timestamp - now.getTime()) > WIDGET_TIMESTAMP_WINDOW_MS) throw widgetUnauthorized(timestampProblem(claims.timestamp, now));
+  const expected = widgetSignature(widgetSigningSecret(db, box, key.projectId), claims.publicKey, claims.externalId, claims.timestamp, claims.member);
   if (!constantTimeEqual(expected, claims.signature)) {
-    throw widgetUnauthorized('The signature does not match: sign "publicKey:externalId:timestamp" with HMAC-SHA256 and the project\'s widget secret (whsk_…), as lowercase hex.');
+    throw widgetUnauthorized(claims.member === undefined
+      ? 'The signature does not match: sign "publicKey:externalId:timestamp" with HMAC-SHA256 and the project\'s widget secret (whsk_…), as lowercase hex.'
+      : 'The signature does not match: with "member" (signed profile fields), sign "publicKey:externalId:timestamp:member", member being the JSON text exactly as sent, with HMAC-SHA256 and the project\'s widget secret (whsk_…), as lowercase hex.');
   }
   return { projectId: key.projectId, externalId: claims.externalId };
 }
@@ -66,7 +88,12 @@ export interface SignedWidgetConfig extends WidgetClaims {
  * Signs a widget session for one member, as a shop's server does: used by `punchcard widget sign`
  * and the demo page. Uses the project's newest live publishable key unless one is given.
  */
-export function signWidgetSession(db: Db, box: SecretBox, input: { projectId: string; externalId: string; publicKey?: string | undefined }, now: Date): SignedWidgetConfig {
+export function signWidgetSession(
+  db: Db,
+  box: SecretBox,
+  input: { projectId: string; externalId: string; publicKey?: string | undefined; member?: MemberProfile | undefined },
+  now: Date,
+): SignedWidgetConfig {
   const publicKey = input.publicKey ?? livePublishableKey(db, input.projectId, now);
   if (publicKey === undefined) {
     throw notFound(`Project "${input.projectId}" has no live publishable key readable here; create one with "punchcard keys create --project ${input.projectId} --type publishable".`);
@@ -76,7 +103,8 @@ export function signWidgetSession(db: Db, box: SecretBox, input: { projectId: st
     throw badRequest(`${publicKey.slice(0, 12)}… is not a live publishable key of project "${input.projectId}".`);
   }
   const timestamp = now.getTime();
-  const signature = widgetSignature(widgetSigningSecret(db, box, input.projectId), publicKey, input.externalId, timestamp);
-  const claims = { publicKey, externalId: input.externalId, timestamp, signature };
+  const member = input.member === undefined ? undefined : JSON.stringify(input.member);
+  const signature = widgetSignature(widgetSigningSecret(db, box, input.projectId), publicKey, input.externalId, timestamp, member);
+  const claims = { publicKey, externalId: input.externalId, timestamp, ...(member === undefined ? {} : { member }), signature };
   return { ...claims, header: Buffer.from(JSON.stringify(claims)).toString('base64') };
 }

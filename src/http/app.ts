@@ -1,10 +1,29 @@
-import { H3 } from 'h3';
+import { H3, type H3Event } from 'h3';
 import type { AppContext } from './context.ts';
+import { AppError } from '../domain/errors.ts';
 import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { mountServerApi } from './v1/index.ts';
+import { refuseUnwantedBody } from './request.ts';
 import { mountWidgetApi } from './widget/index.ts';
-import { OFF } from '../replication/status.ts';
+import { OFF, type ReplicationStatus } from '../replication/status.ts';
+
+/** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
+const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
+
+const SERVER_API = /^\/api\/v1(?:\/|$)/;
+
+/** A 429 any page can read, Retry-After included: the widget on a shop's page shows it rather than "Failed to fetch". */
+function limitAddress(event: H3Event, ctx: AppContext): void {
+  try {
+    ctx.guard.limitAddress(event);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    throw new AppError(error.status, error.error, error.message, {
+      ...error.headers, 'access-control-allow-origin': '*', 'access-control-expose-headers': 'Retry-After',
+    });
+  }
+}
 
 /** Every HTTP surface of Punchcard on one h3 app; every error leaves as `{error, message}`. */
 export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: false }): H3 {
@@ -12,7 +31,12 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
   });
-  app.get('/healthz', () => ({ status: 'ok', replication: ctx.replication?.() ?? OFF }));
+  app.use((event) => {
+    refuseUnwantedBody(event);
+    // The server API is limited per key (after it is checked); everything else per client address.
+    if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
+  });
+  app.get('/healthz', () => ({ status: 'ok', replication: publicReplication(ctx.replication?.() ?? OFF) }));
   mountServerApi(app, ctx);
   mountWidgetApi(app, ctx);
   mountPages(app, ctx, options);

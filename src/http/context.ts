@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { WebhookSettings } from '../jobs/webhook-delivery.ts';
 import type { Logger } from '../log.ts';
+import type { Guard } from './guard.ts';
 import type { ReplicationStatus } from '../replication/status.ts';
 
 /** What every route needs: the store, the clock, and the one way to write. */
@@ -15,6 +16,10 @@ export interface AppContext {
   log: Logger;
   /** Outbound webhooks: URL policy, DNS and the attempt timeout. */
   webhooks: WebhookSettings;
+  /** The URL shoppers reach this server at (--public-url, else the address it listens on): share links use it. */
+  publicUrl: () => string;
+  /** Rate limits and client addresses. */
+  guard: Guard;
   /** Replication as /healthz reports it; null when the server does not replicate. */
   replication?: () => ReplicationStatus | null;
 }

@@ -1,63 +1,91 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getQuery, type H3, type H3Event } from 'h3';
+import { Marked } from 'marked';
 import { widgetBundle } from '../../widget/build.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../domain/errors.ts';
-import { listProjects } from '../domain/projects.ts';
+import { referralLanding } from '../domain/referrals.ts';
+import { demoProject } from '../domain/widget-demo.ts';
 import { rootPath } from '../root.ts';
 import { signWidgetSession } from '../domain/widget-auth.ts';
 import type { AppContext } from './context.ts';
 
 const DOCS_DIR = rootPath('docs/');
-const DOCS = readdirSync(DOCS_DIR).filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
+const DOC_FILES = readdirSync(DOCS_DIR);
+const DOCS = DOC_FILES.filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
+/** Files beside the docs that they link to (the systemd unit), served as plain text. */
+const DOC_ATTACHMENTS = DOC_FILES.filter((file) => !file.endsWith('.md'));
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside a <script>: no "</script>" or "<!--" can close it early. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
-const page = (title: string, body: string, headers: Record<string, string> = {}) =>
-  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:860px;margin:0 auto;padding:24px;line-height:1.5;color:#1f2937}
-a{color:#4f46e5}code{background:#f3f4f6;padding:1px 5px;border-radius:4px}.products{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:16px}
+/**
+ * Every page's own headers. The CSP lets a page load nothing but its inline style and this
+ * server's images, and run no script unless it passes `script` (the demo: /widget.js and one
+ * inline script carrying the nonce); no page may be framed.
+ */
+function pageHeaders(script?: { nonce: string }): Record<string, string> {
+  const csp = script
+    ? `default-src 'none'; script-src 'self' 'nonce-${script.nonce}'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
+    : "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  return { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:860px;margin:0 auto;padding:24px;line-height:1.5;color:#1f2937}
+a{color:#4f46e5}code{background:#f3f4f6;padding:1px 5px;border-radius:4px}pre{background:#f3f4f6;padding:12px;border-radius:8px;overflow-x:auto}pre code{padding:0}
+table{border-collapse:collapse}td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
+.products{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:16px}
 .product{border:1px solid #e5e7eb;border-radius:12px;padding:16px}.product div{height:90px;border-radius:8px;background:#eef2ff;margin-bottom:8px}
-button{font:inherit;padding:8px 14px;border-radius:8px;border:1px solid #4f46e5;background:#fff;color:#4f46e5}</style></head><body>${body}</body></html>`,
-  { headers: { 'content-type': 'text/html; charset=utf-8', ...headers } });
+button{font:inherit;padding:8px 14px;border-radius:8px;border:1px solid #4f46e5;background:#fff;color:#4f46e5}`;
+
+const page = (title: string, body: string, options: { status?: number; headers?: Record<string, string>; script?: { nonce: string } } = {}) =>
+  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`,
+  { status: options.status ?? 200, headers: { ...pageHeaders(options.script), ...options.headers } });
 
 const DEMO_MEMBER = 'demo-shopper';
 
-/** The demo shop: signs a member on the server, as a real shop would, and loads the widget. */
+/**
+ * The demo shop: signs a member of the demo project (the one `seed --demo` made, never a real
+ * project) on the server, as a real shop would, and loads the widget.
+ */
 function demoPage(event: H3Event, ctx: AppContext): Response {
   const query = getQuery(event) as Record<string, unknown>;
-  const project = listProjects(ctx.db)[0];
-  if (!project) throw notFound('There is no project yet; create one with "punchcard projects create".');
-  // Only members whose externalId starts with "demo-": a demo page left on in public can never
-  // sign in as one of the shop's real members.
+  const project = demoProject(ctx.db);
+  if (!project) throw notFound('There is no demo project; create it with "punchcard seed --demo".');
+  // Only members whose externalId starts with "demo-", and only in the demo project.
   const externalId = typeof query.member === 'string' && /^[\w.-]{1,64}$/.test(query.member) ? `demo-${query.member}` : DEMO_MEMBER;
-  const { header: _header, ...claims } = signWidgetSession(ctx.db, ctx.box, { projectId: project.id, externalId }, ctx.clock());
+  const member = { name: externalId === DEMO_MEMBER ? 'Demo Shopper' : externalId };
+  const { header: _header, ...claims } = signWidgetSession(ctx.db, ctx.box, { projectId: project.id, externalId, member }, ctx.clock());
   const custom = query.mode === 'custom';
   const config = {
     ...claims,
-    member: { name: externalId === DEMO_MEMBER ? 'Demo Shopper' : externalId },
     ...(typeof query.language === 'string' && LANGUAGES.includes(query.language) ? { language: query.language } : {}),
     ...(custom ? { displayMode: 'custom' } : {}),
   };
+  const nonce = randomBytes(16).toString('base64');
   const products = ['Coffee beans', 'Ceramic mug', 'Pour-over kit', 'Gift card'].map((name) => `<div class="product"><div></div><b>${name}</b></div>`).join('');
   return page('Punchcard demo shop', `<h1>Demo shop</h1>
-<p>Signed in as <b>${escapeHtml(externalId)}</b> of project <b>${escapeHtml(project.name)}</b>. The widget below was signed by this server for this page view.
+<p>Signed in as <b>${escapeHtml(externalId)}</b> of the demo project <b>${escapeHtml(project.name)}</b> (<code>${escapeHtml(project.id)}</code>).
+The widget below was signed by this server for this page view.
 ${custom ? 'Custom mode: the page opens the widget itself.' : 'Open it with the button in the corner.'}</p>
-${custom ? '<p><button id="open-rewards" onclick="Punchcard.open()">My rewards</button> <button id="toggle-rewards" onclick="Punchcard.toggle()">Toggle</button></p>' : ''}
+${custom ? '<p><button id="open-rewards">My rewards</button> <button id="toggle-rewards">Toggle</button></p>' : ''}
 <div class="products">${products}</div>
 <pre id="errors" role="log"></pre>
 <script src="/widget.js"></script>
-<script>
+<script nonce="${nonce}">
 window.demoConfig = Object.assign(${scriptJson(config)}, {
   onReady: function () { document.body.setAttribute('data-ready', String(Date.now())); },
   onError: function (error) { document.getElementById('errors').textContent += error.message + '\\n'; },
   onWelcomeBonus: function (points) { document.body.setAttribute('data-welcome-bonus', String(points)); }
 });
 Punchcard.init(window.demoConfig);
-</script>`, { 'cache-control': 'no-store' });
+${custom ? `document.getElementById('open-rewards').addEventListener('click', function () { Punchcard.open(); });
+document.getElementById('toggle-rewards').addEventListener('click', function () { Punchcard.toggle(); });` : ''}
+</script>`, { headers: { 'cache-control': 'no-store' }, script: { nonce } });
 }
 
 function indexPage(demo: boolean): Response {
@@ -67,6 +95,74 @@ function indexPage(demo: boolean): Response {
 and the widget script at <a href="/widget.js"><code>/widget.js</code></a>.</p>
 ${demo ? '<p>See the widget working on the <a href="/demo">demo shop page</a>.</p>' : ''}
 <h2>Documentation</h2><ul>${docs}</ul>`);
+}
+
+/** GitHub's heading anchors (lowercase, punctuation dropped, spaces to hyphens), which the docs link to. */
+const slug = (text: string) => text.toLowerCase().trim().replace(/<[^>]*>/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+
+/**
+ * Where a docs link goes when served here: `api.md#x` → `/docs/api#x`, `punchcard.service` →
+ * `/docs/punchcard.service`, absolute URLs and anchors unchanged; null for files outside docs/,
+ * which this server does not serve (the link's text stays, without a link).
+ */
+function docHref(href: string): string | null {
+  if (/^([a-z][a-z0-9+.-]*:|#|\/)/i.test(href)) return href;
+  const [path = '', anchor] = href.split('#', 2);
+  const suffix = anchor === undefined ? '' : `#${anchor}`;
+  if (path.endsWith('.md') && DOCS.includes(path.slice(0, -3))) return `/docs/${path.slice(0, -3)}${suffix}`;
+  if (DOC_ATTACHMENTS.includes(path)) return `/docs/${path}`;
+  return null;
+}
+
+/** Markdown to HTML with `marked` (GFM tables, code); links made to work on this server, headings given anchors. */
+function renderDoc(markdown: string): string {
+  const seen = new Map<string, number>();
+  const renderer = new Marked({
+    gfm: true,
+    renderer: {
+      heading({ tokens, depth, text }) {
+        const base = slug(text);
+        const count = seen.get(base) ?? 0;
+        seen.set(base, count + 1);
+        return `<h${depth} id="${escapeHtml(count === 0 ? base : `${base}-${count}`)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+      },
+      link(token) {
+        const href = docHref(token.href);
+        if (href === null) return this.parser.parseInline(token.tokens);
+        token.href = href;
+        return false;
+      },
+    },
+  });
+  return renderer.parse(markdown, { async: false });
+}
+
+/** Each doc rendered once: the files ship with the server and do not change while it runs. */
+const renderedDocs = new Map<string, { title: string; html: string }>();
+function docPage(name: string): Response {
+  let doc = renderedDocs.get(name);
+  if (!doc) {
+    const markdown = readFileSync(`${DOCS_DIR}${name}.md`, 'utf8');
+    doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: renderDoc(markdown) };
+    renderedDocs.set(name, doc);
+  }
+  return page(`${doc.title} · Punchcard`, `<p><a href="/">Punchcard</a> › docs</p>${doc.html}`);
+}
+
+/**
+ * `/r/CODE`, the share link of a project without a referral URL: redirects to the project's
+ * referral page with `?ref=CODE` once it has one, else a small page with the code to give at sign-up.
+ */
+function referralPage(db: AppContext['db'], rawCode: string): Response {
+  const landing = rawCode.length <= 32 ? referralLanding(db, rawCode) : { found: false as const };
+  const headers = { 'cache-control': 'no-store' };
+  if (!landing.found) {
+    return page('Invitation not found', '<h1>This invitation link is not valid</h1><p>The code may have been replaced by a newer one. Ask your friend for their current link.</p>',
+      { status: 404, headers });
+  }
+  if (landing.redirectTo !== null) return new Response(null, { status: 302, headers: { ...pageHeaders(), ...headers, location: landing.redirectTo } });
+  return page(`Your invitation to ${landing.projectName}`, `<h1>You are invited to ${escapeHtml(landing.projectName)}</h1>
+<p>Your friend's referral code is <code id="referral-code">${escapeHtml(landing.code)}</code>. Give it when you sign up, and you both earn points.</p>`, { headers });
 }
 
 /** Serves the script with a strong ETag; gzipped when the browser takes it. */
@@ -90,21 +186,26 @@ async function widgetScript(event: H3Event): Promise<Response> {
 function widgetStrings(event: H3Event): Response {
   const file = event.context.params?.file ?? '';
   const language = file.endsWith('.json') ? file.slice(0, -5) : '';
-  const strings = TRANSLATIONS[language];
+  // Own keys only: "__proto__" or "constructor" must not find Object.prototype's.
+  const strings = Object.hasOwn(TRANSLATIONS, language) ? TRANSLATIONS[language] : undefined;
   if (strings === undefined) throw notFound(`The widget has no language "${language}"; it speaks ${LANGUAGES.join(', ')}.`);
   return new Response(JSON.stringify({ language, strings }), {
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=86400', 'access-control-allow-origin': '*' },
   });
 }
 
-/** The pages a person opens in a browser: the start page, the docs, the widget script and the demo shop. */
+/** The pages a person opens in a browser: the start page, the docs, the widget script, share links and the demo shop. */
 export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean }): void {
   app.get('/', () => indexPage(options.demo));
   app.get('/docs/:name', (event) => {
     const name = event.context.params?.name ?? '';
-    if (!DOCS.includes(name)) throw notFound(`No document "${name}"; see / for the list.`);
-    return new Response(readFileSync(`${DOCS_DIR}${name}.md`), { headers: { 'content-type': 'text/markdown; charset=utf-8' } });
+    if (DOCS.includes(name)) return docPage(name);
+    if (DOC_ATTACHMENTS.includes(name)) {
+      return new Response(readFileSync(`${DOCS_DIR}${name}`), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+    }
+    throw notFound(`No document "${name}"; see / for the list.`);
   });
+  app.get('/r/:code', (event) => referralPage(ctx.db, event.context.params?.code ?? ''));
   app.get('/widget.js', widgetScript);
   app.get('/widget/strings/:file', widgetStrings);
   if (options.demo) app.get('/demo', (event) => demoPage(event, ctx));

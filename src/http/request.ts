@@ -1,10 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { getQuery, getRouterParams, type H3Event } from 'h3';
+import { assertBodySize, getQuery, getRouterParams, type H3Event } from 'h3';
 import * as v from 'valibot';
 import { AppError, badRequest } from '../domain/errors.ts';
 
-/** Bodies above this are refused with 413 before they are fully read. */
-export const MAX_BODY_BYTES = 256 * 1024;
+/** Bodies above this are refused with 413 before they are fully read; every route's JSON fits in it. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Objects and arrays nest at most this deep in a JSON body; real payloads stay far below. */
+export const MAX_JSON_DEPTH = 32;
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
@@ -27,34 +30,87 @@ export function validate<S extends Schema>(schema: S, input: unknown, origin: Or
   throw badRequest(result.issues.slice(0, 5).map((issue) => describeIssue(issue, origin)).join('; '));
 }
 
-const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+// The connection is closed after a 413, so the rest of a huge body is never read.
+const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`, { connection: 'close' });
 
-/** Reads the Node request stream, stopping as soon as the body passes the limit. */
+/**
+ * Reads the Node request stream, stopping as soon as the body passes the limit. Straight from the
+ * socket, because h3's assertBodySize wraps the request in web streams, a cost on every award.
+ */
 function readNodeBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
+        req.off('data', onData);
+        req.pause();
         reject(tooLarge());
       } else chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.once('error', reject);
   });
+}
+
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Before routing: a GET, HEAD or OPTIONS with a body, or any body announced above the limit, is
+ * refused at once, and the connection closed, so not a byte more of it is read.
+ */
+export function refuseUnwantedBody(event: H3Event): void {
+  const length = event.req.headers.get('content-length');
+  const hasBody = event.req.headers.has('transfer-encoding') || (length !== null && length !== '0');
+  if (hasBody && BODILESS_METHODS.has(event.req.method)) {
+    throw new AppError(413, 'Payload Too Large', `A ${event.req.method} request takes no body.`, { connection: 'close' });
+  }
+  if (Number(length ?? 0) > MAX_BODY_BYTES) throw tooLarge();
 }
 
 async function readText(event: H3Event): Promise<string> {
   if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const node = event.runtime?.node?.req as IncomingMessage | undefined;
   if (node) return readNodeBody(node);
-  // Other runtimes (h3's in-memory app.request) buffer the body first; check it afterwards.
-  const text = await event.req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
-  return text;
+  // Other runtimes (h3's in-memory app.request): h3's own limit on the body stream.
+  assertBodySize(event, MAX_BODY_BYTES);
+  try {
+    return await event.req.text();
+  } catch (error) {
+    throw (error as { status?: number }).status === 413 ? tooLarge() : error;
+  }
+}
+
+/**
+ * How deep arrays and objects nest in JSON text, counted before parsing, so a body of 60,000
+ * brackets never reaches JSON.parse or the recursive code after it. Brackets inside strings do not count.
+ */
+function exceedsDepth(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** JSON.parse with the depth limit; a 400 naming the problem otherwise. `what` names the text ("The request body"). */
+export function parseJson(text: string, what: string): unknown {
+  if (exceedsDepth(text, MAX_JSON_DEPTH)) throw badRequest(`${what} nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`${what} is not valid JSON: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -71,12 +127,7 @@ export async function readJson(event: H3Event, { emptyAllowed = false } = {}): P
   if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
     throw badRequest(`Content-Type must be application/json (got "${type || 'none'}").`);
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`The request body is not valid JSON: ${(error as Error).message}`);
-  }
+  const body = parseJson(text, 'The request body');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object.');
   }

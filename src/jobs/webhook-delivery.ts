@@ -1,26 +1,25 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import {
-  claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, endpointQueues, nextDueAt, recordDelivered, recordFailed,
+  activeWebhooks, claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, dueCount, nextDueAt, recordDelivered, recordFailed,
   takeOverLeases, type ClaimedDelivery, type DisablePolicy,
 } from '../domain/deliveries.ts';
 import type { WriteRunner } from '../domain/expiry.ts';
 import { onEnqueue } from '../domain/outbox.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signMessage, type SignedMessage } from '../domain/webhook-signature.ts';
-import { RefusedAddress, resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
+import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from '../domain/webhook-url.ts';
 import type { Logger } from '../log.ts';
+import { allot, endpointCaps } from './fair-share.ts';
 import { JobRunner, type ClaimArguments } from './runner.ts';
 
 /** How deliveries reach receivers. */
 export interface WebhookSettings extends UrlPolicy {
   /** One attempt's whole budget: DNS, connect, response. */
   timeoutMs: number;
-  /** The part of it the TCP (and TLS) connection may take. */
-  connectTimeoutMs: number;
   /** DNS; tests substitute a fake for names they need to control. */
   resolve: Resolver;
 }
@@ -44,38 +43,24 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_DEAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+const formatDuration = (ms: number) =>
+  ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 1000)} s`;
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
-export const webhookSettings = (options: DeliveryOptions = {}): WebhookSettings => {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  return {
-    allowInsecure: options.allowInsecure ?? false,
-    timeoutMs,
-    connectTimeoutMs: Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs),
-    resolve: options.resolve ?? systemResolver,
-  };
-};
-
-/**
- * Why an attempt failed, in a few words the operator can act on. Never anything the receiver sent
- * beyond its status code: echoing a body would turn webhooks into a probe of internal services.
- */
-export type FailureReason = `http_${number}` | 'timeout' | 'connect_timeout' | 'connection_refused' | 'connection_reset' | 'dns_error'
-  | 'tls_error' | 'unreachable' | 'blocked_address' | 'network_error';
+export const webhookSettings = (options: DeliveryOptions = {}): WebhookSettings => ({
+  allowInsecure: options.allowInsecure ?? false,
+  timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  resolve: options.resolve ?? systemResolver,
+});
 
 export interface AttemptOutcome {
   success: boolean;
   statusCode: number | null;
   durationMs: number;
   /** Why it failed, for the delivery's last_error. */
-  error: FailureReason | null;
-  /** Bytes of the response body read (at most about MAX_RESPONSE_BYTES; the rest is never read). */
-  bytesRead: number;
+  error: string | null;
 }
-
-/** The most of a response body that is read; past it the connection is dropped. */
-export const MAX_RESPONSE_BYTES = 4096;
 
 // Keep-alive pools: a receiver that gets many events keeps its connections warm.
 const agents = {
@@ -96,103 +81,100 @@ function pinnedLookup(addresses: { address: string; family: number }[]): LookupF
   };
 }
 
-class AttemptTimeout extends Error {
-  constructor(readonly reason: 'timeout' | 'connect_timeout') {
-    super(reason);
-  }
-}
+/** What is read of a receiver's answer at most: its status decides; the body is never kept or shown. */
+const MAX_RESPONSE_BYTES = 4096;
+/** Slots an endpoint may hold until one of its attempts succeeds (see the fair claim). */
+export const UNPROVEN_IN_FLIGHT = 2;
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
+/** Connecting may take this long at most (the whole attempt has `timeoutMs`). */
+const CONNECT_TIMEOUT_MS = 5_000;
 
-function classify(error: unknown): FailureReason {
-  if (error instanceof AttemptTimeout) return error.reason;
-  if (error instanceof RefusedAddress) return 'blocked_address';
-  const code = (error as NodeJS.ErrnoException).code ?? '';
+/** An attempt's failure, as a short class (`timeout`, `http_500`, …) and our own words; never the receiver's. */
+class AttemptFailure extends Error {}
+
+/** Our words for a socket or TLS error: its class and code, nothing the other side sent. */
+function classify(error: unknown): string {
+  if (error instanceof AttemptFailure) return error.message;
+  const code = String((error as NodeJS.ErrnoException).code ?? '');
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'connection_reset';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return 'dns_error';
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'unreachable';
-  if (TLS_CODE.test(code)) return 'tls_error';
-  return 'network_error';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return `dns_error (${code})`;
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return `tls_error (${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `unreachable (${code})`;
+  return code ? `network_error (${code})` : 'network_error';
 }
 
 /**
- * POSTs and reads the status and at most MAX_RESPONSE_BYTES of the body: a receiver answering
- * megabytes costs the server a few KiB. A body that ends within the cap leaves the socket for
- * keep-alive; a longer one is cut off with its connection.
+ * POSTs the message and resolves with the status as soon as the answer's head arrives. The body is
+ * drained up to a few KiB (so a keep-alive socket can serve again) and past that the socket is
+ * dropped: a receiver answering 10 MB costs 4 KiB. Connecting has its own, shorter, limit.
  */
-function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], settings: WebhookSettings,
-  deadline: { onTimeout(fire: (error: Error) => void): void }): Promise<{ status: number; bytesRead: number }> {
+function post(url: URL, message: SignedMessage, addresses: { address: string; family: number }[], signal: AbortSignal): Promise<number> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    let connectTimer: NodeJS.Timeout | undefined;
-    const fail = (error: Error) => {
-      clearTimeout(connectTimer);
-      req.destroy();
-      reject(error);
-    };
     const req = send(url, {
       method: 'POST',
       headers: { ...message.headers, 'content-length': String(Buffer.byteLength(message.body)) },
       agent: agents[url.protocol as 'http:' | 'https:'],
+      signal,
       ...(addresses.length > 0 ? { lookup: pinnedLookup(addresses) } : {}),
     }, (res: IncomingMessage) => {
-      let bytesRead = 0;
-      const done = () => resolve({ status: res.statusCode ?? 0, bytesRead });
+      resolve(res.statusCode ?? 0);
+      let read = 0;
       res.on('data', (chunk: Buffer) => {
-        bytesRead += chunk.length;
-        if (bytesRead > MAX_RESPONSE_BYTES) {
-          res.removeAllListeners('data');
-          res.destroy();
-          done();
-        }
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
       });
-      res.once('end', done);
-      res.once('error', () => done()); // the status is already in
+      res.on('error', () => undefined); // the status is in; a torn body changes nothing
     });
     req.once('socket', (socket) => {
       if (!socket.connecting) return;
-      connectTimer = setTimeout(() => fail(new AttemptTimeout('connect_timeout')), settings.connectTimeoutMs);
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+      const timer = setTimeout(() => req.destroy(new AttemptFailure(`connect_timeout (no connection within ${CONNECT_TIMEOUT_MS} ms)`)), CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(timer));
+      req.once('close', () => clearTimeout(timer));
     });
-    req.once('error', (error) => fail(error));
-    req.once('close', () => clearTimeout(connectTimer));
-    deadline.onTimeout(fail);
+    req.once('error', reject);
     req.end(message.body);
   });
 }
 
 /**
- * One attempt: resolve and check the host, POST the signed message, any 2xx is success. Every timer
- * it sets is cleared when it ends, so a finished attempt holds nothing.
+ * One attempt: resolve and check the host, POST the signed message, any 2xx is success. A failure
+ * is recorded as a class and our own words (`http_503 (Service Unavailable)`, `timeout …`,
+ * `blocked_address: …`), never what the receiver answered, so webhooks cannot be used to read
+ * internal services. The timer ends with the attempt.
  */
 export async function attemptDelivery(urlText: string, message: SignedMessage, settings: WebhookSettings): Promise<AttemptOutcome> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  let onTimeout: (error: Error) => void = () => undefined;
-  let totalTimer: NodeJS.Timeout | undefined;
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    totalTimer = setTimeout(() => {
-      const error = new AttemptTimeout('timeout');
-      onTimeout(error);
-      reject(error);
+    timer = setTimeout(() => {
+      const failure = new AttemptFailure(`timeout (no answer within ${settings.timeoutMs} ms)`);
+      controller.abort(failure);
+      reject(failure);
     }, settings.timeoutMs);
   });
   timedOut.catch(() => undefined);
+  const elapsed = () => Math.round(performance.now() - started);
   try {
-    const addresses = await Promise.race([resolveSafely(urlText, settings, settings.resolve), timedOut]);
-    const { status, bytesRead } = await post(new URL(urlText), message, addresses, settings, { onTimeout: (fire) => (onTimeout = fire) });
+    let addresses: { address: string; family: number }[];
+    try {
+      addresses = await Promise.race([resolveSafely(urlText, settings, settings.resolve), timedOut]);
+    } catch (error) {
+      if (error instanceof AttemptFailure || (error as NodeJS.ErrnoException).code !== undefined) throw error;
+      throw new AttemptFailure(`blocked_address: ${(error as Error).message}`);
+    }
+    const status = await Promise.race([post(new URL(urlText), message, addresses, controller.signal), timedOut]);
     const success = status >= 200 && status < 300;
-    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `http_${status}`, bytesRead };
+    return { success, statusCode: status, durationMs: elapsed(), error: success ? null : `http_${status} (${STATUS_CODES[status] ?? 'unknown status'})` };
   } catch (error) {
-    return { success: false, statusCode: null, durationMs: elapsed(), error: classify(error), bytesRead: 0 };
+    const reason = controller.signal.aborted ? classify(controller.signal.reason) : classify(error);
+    return { success: false, statusCode: null, durationMs: elapsed(), error: reason };
   } finally {
-    clearTimeout(totalTimer);
+    clearTimeout(timer);
   }
 }
-
-const formatDuration = (ms: number) =>
-  ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 1000)} s`;
 
 export interface DeliveryRunnerDeps {
   db: Db;
@@ -209,6 +191,7 @@ type DeliveryJob = ClaimedDelivery & { key: string };
 export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: DeliveryOptions = {}): JobRunner<DeliveryJob, AttemptOutcome> {
   const { db, box, write, clock, settings } = deps;
   const log = options.log ?? deps.log;
+  const policy: DisablePolicy = { ...DEFAULT_DISABLE_POLICY, disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS };
   // Opening a sealed secret per delivery showed up in profiles; a rotation seals a new value, so
   // keying by the sealed text never serves a stale secret.
   const secrets = new Map<string, string>();
@@ -220,61 +203,28 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     }
     return secret;
   };
-  const policy: DisablePolicy = { ...DEFAULT_DISABLE_POLICY, disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS };
-  const perEndpoint = options.perEndpoint ?? 16;
-  // Endpoints that may have due deliveries, by project: added by emit() and by sweeps, dropped when
-  // a claim finds fewer than it asked for. Between sweeps the runner claims from these alone.
-  const withWork = new Map<string, Set<string>>();
-  const addWork = (projectId: string, webhookId: string) => {
-    let endpoints = withWork.get(projectId);
-    if (!endpoints) withWork.set(projectId, (endpoints = new Set()));
-    endpoints.add(webhookId);
-  };
-  // Endpoints whose last attempt failed get one delivery in flight until one succeeds: ten
-  // black-holed receivers then hold ten slots, not all of them.
-  const struggling = new Set<string>();
-  // Round robin between projects: each claim starts after the project the last one served.
-  let lastProject = '';
-
+  const concurrency = options.concurrency ?? 128;
+  let turn = 0;
+  // Endpoints whose last attempt succeeded. Any other (new, failing, black-holed) may hold only
+  // UNPROVEN_IN_FLIGHT slots: a hung attempt keeps its slot for the whole timeout, so without this
+  // a few dead endpoints would fill the runner before anyone else's deliveries fell due.
+  const proven = new Set<string>();
   /**
-   * Leases due deliveries for up to `limit` free slots, shared out round robin between projects
-   * and then between a project's endpoints. A full endpoint is skipped without reading its rows,
-   * and each endpoint's rows are reached through its index: O(endpoints + batch), never O(backlog).
+   * The fair claim: every active endpoint is a contender; one with room (below its fair share) has
+   * its due deliveries counted through its own index, at most as many as it has room for; a full
+   * one is skipped without reading its rows. The free slots then go round robin between projects.
+   * Every statement is O(endpoints + batch), whatever the backlog.
    */
-  const claim = (now: Date, leaseUntil: Date, { limit, inFlight, sweep }: ClaimArguments): ClaimedDelivery[] => {
-    if (sweep) {
-      const nowText = now.toISOString();
-      for (const queue of endpointQueues(db)) if (queue.nextRunAt !== null && queue.nextRunAt <= nowText) addWork(queue.projectId, queue.webhookId);
-    }
-    const room = (webhookId: string) => (struggling.has(webhookId) ? 1 : perEndpoint) - (inFlight.get(webhookId) ?? 0);
-    const projects = [...withWork.keys()].sort();
-    const first = projects.findIndex((projectId) => projectId > lastProject);
-    const order = first <= 0 ? projects : [...projects.slice(first), ...projects.slice(0, first)];
-    const claimed: ClaimedDelivery[] = [];
-    const taken = new Map<string, number>();
-    for (let progress = true; progress && claimed.length < limit;) {
-      progress = false;
-      for (const projectId of order) {
-        const endpoints = withWork.get(projectId);
-        if (!endpoints) continue;
-        let share = Math.max(1, Math.floor((limit - claimed.length) / order.length));
-        for (const webhookId of endpoints) {
-          const wanted = Math.min(room(webhookId) - (taken.get(webhookId) ?? 0), share, limit - claimed.length);
-          if (wanted <= 0) continue;
-          const found = claimEndpointDeliveries(db, webhookId, now, leaseUntil, wanted);
-          if (found.length < wanted) endpoints.delete(webhookId);
-          if (found.length === 0) continue;
-          taken.set(webhookId, (taken.get(webhookId) ?? 0) + found.length);
-          claimed.push(...found);
-          share -= found.length;
-          lastProject = projectId;
-          progress = true;
-          if (share <= 0) break;
-        }
-        if (endpoints.size === 0) withWork.delete(projectId);
-      }
-    }
-    return claimed;
+  const claim = (now: Date, leaseUntil: Date, { limit, perKey, inFlight }: ClaimArguments): ClaimedDelivery[] => {
+    const webhooks = activeWebhooks(db);
+    const caps = endpointCaps(webhooks.filter((w) => inFlight.has(w.id) || dueCount(db, w.id, now, 1) > 0), concurrency, perKey);
+    const wants = webhooks.filter((w) => caps.has(w.id)).map((w) => {
+      const cap = proven.has(w.id) ? caps.get(w.id)! : Math.min(caps.get(w.id)!, UNPROVEN_IN_FLIGHT);
+      const room = cap - (inFlight.get(w.id) ?? 0);
+      return { ...w, want: room > 0 ? dueCount(db, w.id, now, Math.min(room, limit)) : 0 };
+    });
+    const given = allot(wants, limit, turn++);
+    return [...given].flatMap(([webhookId, count]) => claimEndpointDeliveries(db, webhookId, now, leaseUntil, count));
   };
   const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
     claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
@@ -284,12 +234,12 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       return attemptDelivery(job.url, message, settings);
     },
     record(job, outcome, now) {
+      if (outcome.success) proven.add(job.webhookId);
+      else proven.delete(job.webhookId);
       if (outcome.success) {
-        struggling.delete(job.webhookId);
         if (recordDelivered(db, job.id, job.webhookId, outcome.statusCode!, now).recovered) log.info(`webhook ${job.webhookId}: delivering again`);
         return;
       }
-      struggling.add(job.webhookId);
       const effect = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now, policy);
       if (effect.startedFailing) log.warn(`webhook ${job.webhookId}: failing (${outcome.error}); it is disabled if nothing succeeds for ${formatDuration(policy.disableAfterMs)}`);
       if (effect.disabled) log.warn(`webhook ${job.webhookId}: disabled, ${effect.disabled}; new events are not queued for it until it is re-enabled (punchcard webhooks enable ${job.webhookId})`);
@@ -300,14 +250,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     write,
     clock,
     log,
-    concurrency: options.concurrency ?? 128,
-    perKey: perEndpoint,
+    concurrency,
+    perKey: options.perEndpoint ?? 32,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
   });
-  onEnqueue(db, (projectId, webhookIds) => {
-    for (const webhookId of webhookIds) addWork(projectId, webhookId);
-    runner.wake();
-  });
+  onEnqueue(db, () => runner.wake());
   return runner;
 }

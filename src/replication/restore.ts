@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
 import { checkLedger } from '../domain/audit.ts';
-import { parseMasterKey, SecretBox } from '../domain/secrets.ts';
-import { masterKeyMatches } from '../store.ts';
+import { serverRunning } from '../db/server-lock.ts';
+import { checkMasterKey } from '../store.ts';
 import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { readStatusRecord } from './status.ts';
 
@@ -13,7 +13,7 @@ export interface RestoreOptions {
   /** The replica URL, as given to `serve --replicate`. */
   from: string;
   db: string;
-  /** Restore the database as it was at this moment (Litestream picks the last sync before it). */
+  /** Restore the database as it was at this moment: the latest state replicated at or before it. */
   timestamp?: Date | undefined;
   /** Replace an existing database. */
   force?: boolean | undefined;
@@ -35,16 +35,57 @@ export interface RestoreReport {
   keyProblem: string | null;
 }
 
+interface Generation {
+  name: string;
+  start: Date;
+  end: Date;
+}
+
+/** `litestream generations`: each generation of the replica with the times of its first and last data. */
+function generations(binary: string, url: string, scratch: string): Generation[] {
+  // It insists on a local file at the configured path, though it reads only the replica.
+  const probe = join(scratch, 'probe.db');
+  writeFileSync(probe, '');
+  const config = join(scratch, 'generations.yml');
+  writeLitestreamConfig(config, { db: probe, url, intervalMs: 1_000 });
+  const run = spawnSync(binary, ['generations', ...configArgs(config), probe], { encoding: 'utf8' });
+  if (run.status !== 0) return [];
+  // name  generation  lag  start  end (after a header line)
+  return run.stdout.trim().split('\n').slice(1).map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length >= 5)
+    .map(([, name, , start, end]) => ({ name: name!, start: new Date(start!), end: new Date(end!) }))
+    .filter((g) => !Number.isNaN(g.start.getTime()) && !Number.isNaN(g.end.getTime()));
+}
+
+/**
+ * The generation holding the latest state before `moment`, when Litestream refused the moment
+ * itself: it restores a timestamp only inside a generation's time span, and answers "no matching
+ * backups" for a moment after a generation's last write. Its times are printed to the second, so a
+ * generation counts only once a whole second of it lies before the moment.
+ */
+function generationBefore(binary: string, url: string, scratch: string, moment: Date): string | undefined {
+  return generations(binary, url, scratch)
+    .filter((g) => g.start.getTime() + 1_000 <= moment.getTime())
+    .sort((a, b) => b.end.getTime() - a.end.getTime())[0]?.name;
+}
+
 /** Runs `litestream restore` into `output`; its refusals become messages that name what to check. */
 function litestreamRestore(options: RestoreOptions, target: string, scratch: string, output: string): void {
   const binary = findLitestream();
   const config = join(scratch, 'litestream.yml');
   writeLitestreamConfig(config, { db: target, url: options.from, intervalMs: 1_000 });
-  const timestamp = options.timestamp ? ['-timestamp', options.timestamp.toISOString()] : [];
-  const run = spawnSync(binary, ['restore', ...configArgs(config), '-o', output, ...timestamp, target], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (run.status === 0 && existsSync(output)) return;
+  const restore = (asOf: string[]) => {
+    const run = spawnSync(binary, ['restore', ...configArgs(config), '-o', output, ...asOf, target], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    return { run, said: `${run.stderr ?? ''}\n${run.stdout ?? ''}`, done: run.status === 0 && existsSync(output) };
+  };
+  let { run, said, done } = restore(options.timestamp ? ['-timestamp', options.timestamp.toISOString()] : []);
+  if (!done && options.timestamp && said.includes('no matching backups found')) {
+    // A moment after the last write: the state at it is the latest of the generation before it.
+    const generation = generationBefore(binary, options.from, scratch, options.timestamp);
+    if (generation) ({ run, said, done } = restore(['-generation', generation]));
+  }
+  if (done) return;
   const replica = redactReplicaUrl(options.from);
-  const said = `${run.stderr ?? ''}\n${run.stdout ?? ''}`;
   if (said.includes('no matching backups found')) {
     throw new Error(`No replica to restore at ${replica}${options.timestamp ? ` from before ${options.timestamp.toISOString()}` : ''}: Litestream found no backup there. Check the URL (and, for S3, the AWS variables).`);
   }
@@ -52,24 +93,8 @@ function litestreamRestore(options: RestoreOptions, target: string, scratch: str
 }
 
 function checkKey(db: Db, target: string, masterKey: string | undefined): { masterKey: KeyCheck; keyProblem: string | null } {
-  const keyFile = `${target}.key`;
-  const text = masterKey || (existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined);
-  const source = masterKey ? 'PUNCHCARD_MASTER_KEY' : keyFile;
-  if (text === undefined) {
-    return {
-      masterKey: 'missing',
-      keyProblem: `No master key: the restored database cannot start without the key it was created with. Set PUNCHCARD_MASTER_KEY to it, or put it in ${keyFile} (mode 0600).`,
-    };
-  }
-  let matches: boolean | null;
-  try {
-    matches = masterKeyMatches(db, new SecretBox(parseMasterKey(text)));
-  } catch {
-    matches = false;
-  }
-  return matches === false
-    ? { masterKey: 'wrong', keyProblem: `The master key in ${source} is not the one this database was created with; the server will refuse to start. Use the original key.` }
-    : { masterKey: 'ok', keyProblem: null };
+  const { state, problem } = checkMasterKey(db, target, masterKey);
+  return { masterKey: state === 'unkeyed' ? 'ok' : state, keyProblem: problem };
 }
 
 /**
@@ -85,6 +110,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<RestoreR
   const server = readStatusRecord(target);
   if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
   ensureDirectory(dirname(target));
+  if (serverRunning(target)) throw new Error(`A server is running on ${target}; stop it first.`);
   const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
   try {
     const restored = join(scratch, 'restored.db');

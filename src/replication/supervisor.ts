@@ -54,10 +54,10 @@ interface Relay {
  * read by the main thread would then fill and stall both; read on the worker, it never waits. The
  * worker also drops the per-frame lines, so the main thread sees a few lines per sync. If the server
  * dies, even by SIGKILL, Litestream follows: its next log line (one per interval at debug level) hits
- * a closed pipe, and Go exits on that, so no orphan replicates beside the next server.
+ * a closed pipe, and Go exits on that, so no orphan replicates beside the next server. The worker is
+ * built into dist/relay.mjs with the CLI (`npm run build`): a worker runs JavaScript only.
  */
-const RELAY = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); `
-  + `return import(${JSON.stringify(new URL('src/replication/relay.ts', ROOT_URL).href)}); });`;
+const RELAY = new URL('dist/relay.mjs', ROOT_URL);
 
 /** Runs Litestream (through the relay), restarts it with back-off when it dies, and tracks what the replica holds. */
 export function superviseLitestream(options: SupervisorOptions): Replication {
@@ -135,7 +135,7 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
   const start = () => {
     const startedAt = Date.now();
     tracker.restarted();
-    const worker = new Worker(RELAY, { eval: true, workerData: { binary: options.binary, args: ['replicate', ...configArgs(options.config)] } satisfies RelayData });
+    const worker = new Worker(RELAY, { workerData: { binary: options.binary, args: ['replicate', ...configArgs(options.config)] } satisfies RelayData });
     const current: Relay = { worker, pid: null, ended: new Promise((resolve) => worker.once('exit', resolve)) };
     relay = current;
     const onEnd = (how: string) => {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TEST_MASTER_KEY } from './server.ts';
 
@@ -17,8 +18,18 @@ export function punchcardJson(args: string[]): any {
   return JSON.parse(result.stdout);
 }
 
-/** Starts `punchcard serve --port 0 [args]` and resolves once it prints its URL (and, on an empty database, its keys). */
-export function spawnServer(dbPath: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+/** The 0600 file a command wrote its secrets to, instead of a stdout that is not a terminal; null when it wrote none. */
+export function secretsFile(printed: string): string | null {
+  return /written to (\S+\.secrets\.txt)/.exec(printed)?.[1] ?? null;
+}
+
+/**
+ * Starts `punchcard serve --port 0 [args]` and resolves once it prints its URL (and, on an empty
+ * database, its keys). `printed()` is what it wrote to stdout and stderr; `output()` adds the
+ * secrets file its first start wrote (a test's stdout is no terminal), so tests read keys from it.
+ */
+export function spawnServer(dbPath: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}):
+  Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string; printed: () => string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', dbPath, ...args], { env: { ...env, ...extraEnv } });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -28,7 +39,9 @@ export function spawnServer(dbPath: string, args: string[] = [], extraEnv: NodeJ
       const url = /^Punchcard listening on (http:\/\/\S+)/m.exec(output)?.[1]; // stderr may come first
       if (url) {
         clearTimeout(timer);
-        resolve({ child, url, output: () => output });
+        const file = secretsFile(output);
+        const secrets = file ? readFileSync(file, 'utf8') : '';
+        resolve({ child, url, output: () => output + secrets, printed: () => output });
       }
     });
     child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });

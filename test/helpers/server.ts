@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProject } from '../../src/domain/projects.ts';
+import { createProject, type CreatedProject } from '../../src/domain/projects.ts';
+import { createDemoProject } from '../../src/domain/widget-demo.ts';
+import { openStore } from '../../src/store.ts';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server.ts';
 import { client } from './http.ts';
 
@@ -27,21 +29,49 @@ export interface TestServer extends RunningServer {
   projectId: string;
   api: ReturnType<typeof client>;
   /** Creates another project (tenant) and returns its keys and a client using its secret key. */
-  addProject(name: string): { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string; api: ReturnType<typeof client> };
+  addProject(name: string): TestProject;
+  /** With `demo: true`: the demo project (as `seed --demo` makes it, without its catalog) that /demo serves. */
+  demoProject: TestProject | null;
   stop(): Promise<void>;
 }
 
+export interface TestProject { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string; api: ReturnType<typeof client> }
+
 /** A real Punchcard server on 127.0.0.1 with its own SQLite file in a temp folder. */
-export async function startTestServer(options: { clock?: TestClock; webhooks?: ServeOptions['webhooks'] } = {}): Promise<TestServer> {
+/**
+ * Tests send hundreds of widget calls and failed checks from one address and member within one
+ * frozen minute: their servers raise the public limits. test/security/ passes the real defaults.
+ */
+const RAISED_LIMITS: ServeOptions['guard'] = {
+  rateLimits: { member: '100000/min', memberWrites: '100000/h', promoFailures: '100000/h', address: '100000/min', authFailures: '100000/h',
+    promoFailuresPerAddress: '100000/h' },
+};
+
+export async function startTestServer(options: {
+  clock?: TestClock; webhooks?: ServeOptions['webhooks']; guard?: ServeOptions['guard']; connections?: ServeOptions['connections']; demo?: boolean;
+} = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
   const dbPath = join(dir, 'punchcard.db');
   const clock = options.clock ?? new TestClock(new Date());
+  let demo: CreatedProject | null = null;
+  if (options.demo) {
+    const store = await openStore({ path: dbPath, masterKey: TEST_MASTER_KEY });
+    demo = createDemoProject(store.db, store.box, clock.now());
+    store.close();
+  }
   const server = await startServer({
+    demo: options.demo,
     db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
     // Receivers in tests listen on 127.0.0.1 over plain http.
     webhooks: { allowInsecure: true, ...options.webhooks },
+    guard: options.guard ?? RAISED_LIMITS,
+    connections: options.connections,
   });
   const bootstrap = server.bootstrap!;
+  const testProject = (created: CreatedProject): TestProject => ({
+    projectId: created.project.id, secretKey: created.secretKey, publishableKey: created.publishableKey, widgetSecret: created.widgetSecret,
+    api: client(server.url, created.secretKey),
+  });
   return {
     ...server,
     dir,
@@ -52,13 +82,8 @@ export async function startTestServer(options: { clock?: TestClock; webhooks?: S
     widgetSecret: bootstrap.widgetSecret,
     projectId: bootstrap.project.id,
     api: client(server.url, bootstrap.secretKey),
-    addProject(name) {
-      const created = createProject(server.ctx.db, server.ctx.box, { name }, clock.now());
-      return {
-        projectId: created.project.id, secretKey: created.secretKey, publishableKey: created.publishableKey, widgetSecret: created.widgetSecret,
-        api: client(server.url, created.secretKey),
-      };
-    },
+    addProject: (name) => testProject(createProject(server.ctx.db, server.ctx.box, { name }, clock.now())),
+    demoProject: demo && testProject(demo),
     async stop() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

@@ -8,16 +8,21 @@ export interface WidgetSigner {
 
 /**
  * Builds X-Widget-Auth the way a shop's server would, from the documented recipe alone:
- * lowercase hex HMAC-SHA256 of "publicKey:externalId:timestamp", then base64 of the JSON claims.
+ * lowercase hex HMAC-SHA256 of "publicKey:externalId:timestamp", or with profile fields
+ * (`member`, sent as its JSON text) of "publicKey:externalId:timestamp:member", then base64 of the
+ * JSON claims. `unsignedMember` is sent beside the signature, as pages did before it covered it.
  */
 export function widgetHeader(
   signer: WidgetSigner,
   externalId: string,
   timestamp: number,
-  extra: { member?: unknown; signature?: string } = {},
+  extra: { member?: unknown; unsignedMember?: unknown; signature?: string } = {},
 ): string {
-  const signature = extra.signature ?? createHmac('sha256', signer.widgetSecret).update(`${signer.publicKey}:${externalId}:${timestamp}`).digest('hex');
-  const claims = { publicKey: signer.publicKey, externalId, timestamp, signature, ...(extra.member === undefined ? {} : { member: extra.member }) };
+  const member = extra.member === undefined ? undefined : typeof extra.member === 'string' ? extra.member : JSON.stringify(extra.member);
+  const message = `${signer.publicKey}:${externalId}:${timestamp}${member === undefined ? '' : `:${member}`}`;
+  const signature = extra.signature ?? createHmac('sha256', signer.widgetSecret).update(message).digest('hex');
+  const sent = member ?? extra.unsignedMember;
+  const claims = { publicKey: signer.publicKey, externalId, timestamp, signature, ...(sent === undefined ? {} : { member: sent }) };
   return Buffer.from(JSON.stringify(claims)).toString('base64');
 }
 

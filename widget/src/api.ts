@@ -9,7 +9,8 @@ export interface Config {
   theme?: Partial<Theme> & { position?: 'left' | 'right' };
   language?: string;
   displayMode?: 'floating' | 'custom';
-  member?: Record<string, unknown>;
+  /** Profile fields as the JSON text the shop's server signed; an object is unsigned and ignored by the server. */
+  member?: string | Record<string, unknown>;
   onReady?: () => void;
   onError?: (error: Error) => void;
   onWelcomeBonus?: (points: number) => void;
@@ -48,9 +49,9 @@ export interface InitResponse {
   welcomeBonus: number;
 }
 
-/** An error answer of the widget API, with its status (401 signature, 403 off, 404 absent, 429 limits). */
+/** An error answer of the widget API, with its status (401 signature, 403 off or origin_not_allowed, 404 absent, 429 limits) and code. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, message: string, readonly code?: string) {
     super(message);
   }
 }
@@ -71,7 +72,8 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new ApiError(response.status, (data as { message?: string }).message ?? response.statusText);
+    const { message, error } = data as { message?: string; error?: string };
+    if (!response.ok) throw new ApiError(response.status, message ?? response.statusText, error);
     return data;
   };
 }

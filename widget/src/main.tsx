@@ -1,6 +1,6 @@
 // The embeddable widget: one script that defines window.Punchcard (init, open, close, toggle, destroy).
 import { render } from 'preact';
-import { client, type Config, type InitResponse } from './api.ts';
+import { ApiError, client, type Config, type InitResponse } from './api.ts';
 import { App, type Bridge } from './app.tsx';
 import { loadStrings, pickLanguage, translator } from './i18n.ts';
 
@@ -43,6 +43,8 @@ async function init(config: Config): Promise<void> {
     strings = await loadStrings(apiUrl, language, current.abort.signal);
   } catch (error) {
     if (instance === current) destroy();
+    // The shop's developer looks in the console first: one line naming the origin and the fix.
+    if (error instanceof ApiError && error.code === 'origin_not_allowed') console.error(`Punchcard: ${error.message}`);
     if ((error as Error).name !== 'AbortError') onError(error as Error);
     return;
   }

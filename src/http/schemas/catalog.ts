@@ -10,7 +10,7 @@ import { quests } from '../../domain/catalog/quests.ts';
 import { rewards } from '../../domain/catalog/rewards.ts';
 import { EARNING_SOURCES } from '../../domain/multipliers.ts';
 import { MAX_POSTING } from '../../domain/ledger.ts';
-import { httpUrl, noControlChars, queryBool, queryInt, text, timestamp } from './common.ts';
+import { httpUrl, identifier, multilineText, queryBool, queryInt, text, timestamp } from './common.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
@@ -33,7 +33,7 @@ const int = (min: number, max = MAX_POSTING) => v.pipe(
 );
 const enumOf = <T extends string>(values: readonly T[]) => v.picklist(values, `must be one of ${values.join(', ')}`);
 const name = text(200);
-const label = v.pipe(text(200), v.minLength(1, 'must not be empty'), v.check(noControlChars, 'must not contain control characters'));
+const label = v.pipe(text(200), v.minLength(1, 'must not be empty'));
 const slug = (max: number) => v.pipe(v.string('must be a string'), v.regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,${max - 1}}$`),
   `must be 1 to ${max} letters, digits, ".", "_", ":" or "-", starting with a letter or digit`));
 const minutes = int(0, 525_600);
@@ -44,12 +44,12 @@ const itemKey = slug(100);
 const FIELDS: Record<string, Record<string, FieldSpec>> = {
   [quests.path]: {
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     action: nullable(slug(100)),
     completionMode: required(enumOf(['MANUAL', 'AUTOMATED', 'SELF_REPORT'])),
     targetCount: withDefault(int(1, 1_000_000), 1),
     points: withDefault(int(0), 0),
-    badgeId: nullable(text(64)),
+    badgeId: nullable(identifier(64)),
     repeatable: withDefault(v.boolean('must be true or false'), false),
     cooldownMinutes: withDefault(minutes, 0),
     imageUrl: nullable(httpUrl),
@@ -59,7 +59,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   },
   [rewards.path]: {
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     imageUrl: nullable(httpUrl),
     type: required(enumOf(['COUPON', 'PHYSICAL', 'DIGITAL', 'RAFFLE', 'CUSTOM'])),
     pointsCost: required(int(0)),
@@ -70,13 +70,13 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
       type: enumOf(['PERCENTAGE', 'FIXED_CART', 'FIXED_PRODUCT']),
       value: v.pipe(v.number('must be a number'), v.minValue(0, 'must be at least 0'), v.maxValue(1_000_000, 'must be at most 1000000')),
     })),
-    digitalContent: nullable(text(10_000)),
+    digitalContent: nullable(multilineText(10_000)),
     expiresAt: nullable(timestamp),
     isActive: withDefault(v.boolean('must be true or false'), true),
   },
   [badges.path]: {
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     imageUrl: nullable(httpUrl),
     rarity: withDefault(enumOf(['COMMON', 'UNCOMMON', 'RARE', 'EPIC', 'LEGENDARY']), 'COMMON'),
     criteria: nullable(v.strictObject({
@@ -86,7 +86,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   },
   [games.path]: {
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     imageUrl: nullable(httpUrl),
     type: required(enumOf(['SPIN_WHEEL', 'SLOTS', 'DICE', 'SCRATCH_CARD', 'DAILY_CHECKIN'])),
     pointsCost: withDefault(int(0), 0),
@@ -102,10 +102,10 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   },
   [promoCodes.path]: {
     code: required(slug(64)),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     rewardType: required(enumOf(['POINTS', 'REWARD'])),
     points: nullable(int(1)),
-    rewardId: nullable(text(64)),
+    rewardId: nullable(identifier(64)),
     maxRedemptions: nullable(int(1)),
     startsAt: nullable(timestamp),
     expiresAt: nullable(timestamp),
@@ -113,7 +113,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   },
   [multipliers.path]: {
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     multiplier: required(v.pipe(v.number('must be a number'), v.check((n) => n > 1, 'must be greater than 1'), v.maxValue(100, 'must be at most 100'))),
     startsAt: required(timestamp),
     endsAt: required(timestamp),
@@ -123,7 +123,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
   [levels.path]: {
     level: required(int(0, 1000)),
     name: required(label),
-    description: nullable(text(2000)),
+    description: nullable(multilineText(2000)),
     minTotalPointsEarned: required(int(0)),
   },
 };

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { FEATURES, LANGUAGES, SHARE_PLATFORMS } from '../../domain/settings.ts';
-import { httpUrl, noControlChars, text } from './common.ts';
+import { RATE_PATTERN } from '../rate-limit.ts';
+import { httpUrl, text } from './common.ts';
 
 const count = (max: number) => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'),
   v.maxValue(max, `must be at most ${max}`));
@@ -30,9 +31,12 @@ const origin = v.pipe(text(255), v.check((value) => {
   }
 }, 'must hold origins such as https://shop.example (scheme, host and port only), or "*"'));
 
+// null: back to the server's setting.
+const rate = v.optional(v.nullable(v.pipe(v.string('must be a string'), v.regex(RATE_PATTERN, 'must be a rate such as 600/min, 10/h or 100000/s, or "off"'))));
+
 /** PATCH /project: every field optional; nested objects merge into what is stored. */
 export const projectPatchBody = v.strictObject({
-  name: v.optional(v.pipe(text(200), v.minLength(1, 'must not be empty'), v.check(noControlChars, 'must not contain control characters'))),
+  name: v.optional(v.pipe(text(200), v.minLength(1, 'must not be empty'))),
   timezone: v.optional(v.pipe(text(64), v.check(isTimeZone, 'must be an IANA time zone such as Europe/Paris or UTC'))),
   pointsExpiryDays: v.optional(v.nullable(v.pipe(count(36_500), v.minValue(1, 'must be at least 1 (null turns expiry off)')))),
   welcomeBonus: v.optional(count(1_000_000)),
@@ -67,4 +71,5 @@ export const projectPatchBody = v.strictObject({
     })),
     allowedOrigins: v.optional(v.pipe(v.array(origin, 'must be an array'), v.maxLength(100, 'must hold at most 100 origins'))),
   })),
+  rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
 });

@@ -1,4 +1,4 @@
 import * as v from 'valibot';
-import { externalId, text } from './common.ts';
+import { externalId, identifier } from './common.ts';
 
-export const promoRedeemBody = v.strictObject({ externalId, code: v.pipe(text(64), v.minLength(1, 'must not be empty')) });
+export const promoRedeemBody = v.strictObject({ externalId, code: identifier(64) });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { externalId, metadata, text } from './common.ts';
+import { externalId, identifier, metadata, text } from './common.ts';
 
 export const eventBody = v.strictObject({
   externalId,
@@ -20,4 +20,4 @@ export const questProgressBody = v.strictObject({
 
 export const questCompleteBody = v.strictObject({ externalId, metadata: v.optional(metadata) });
 
-export const memberBadgeBody = v.strictObject({ badgeId: v.pipe(text(64), v.minLength(1, 'must not be empty')) });
+export const memberBadgeBody = v.strictObject({ badgeId: identifier(64) });

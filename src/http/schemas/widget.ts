@@ -1,13 +1,15 @@
 import * as v from 'valibot';
-import { calendarDate, email, externalId, httpUrl, queryInt, text } from './common.ts';
+import { calendarDate, email, externalId, httpUrl, identifier, queryInt, text } from './common.ts';
 import { promoRedeemBody } from './promo.ts';
 
-// X-Widget-Auth claims. `member` is checked separately, after the signature.
+// X-Widget-Auth claims. A `member` string (signed profile fields) is parsed and checked only once
+// the signature holds; a `member` object is unsigned and ignored.
 export const widgetAuthClaims = v.object({
   publicKey: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
   externalId,
   timestamp: v.pipe(v.number('must be a number (milliseconds since 1970)'), v.integer('must be whole milliseconds'), v.safeInteger('must be whole milliseconds')),
   signature: v.pipe(v.string('must be a string'), v.maxLength(200, 'must be at most 200 characters')),
+  member: v.optional(v.union([v.string(), v.looseObject({})], 'must be the signed JSON text of the profile fields')),
 });
 
 /** Profile data a shop's page may pass to init; metadata stays with the server API. */
@@ -34,7 +36,7 @@ export const widgetHistoryQuery = v.strictObject({
 });
 
 /** POST /rewards: which reward to claim; the member is the signed one. */
-export const widgetClaimBody = v.strictObject({ rewardId: v.pipe(text(64), v.minLength(1, 'must not be empty')) });
+export const widgetClaimBody = v.strictObject({ rewardId: identifier(64) });
 
 /** POST /promo-code: the server API's body without externalId, which the signature gives. */
 export const widgetPromoBody = v.omit(promoRedeemBody, ['externalId']);

@@ -65,7 +65,11 @@ export function mountResources(app: H3, ctx: AppContext, resources: ((api: Serve
     ctx,
     route(method, path, handler) {
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
-      app.on(method, `/api/v1${path}`, (event) => handler(event, requireSecretKey(event, ctx), ctx.clock()));
+      app.on(method, `/api/v1${path}`, (event) => {
+        const key = ctx.guard.authAttempt(event, () => requireSecretKey(event, ctx));
+        ctx.guard.limitApiKey(key.keyId, key.projectId);
+        return handler(event, key, ctx.clock());
+      });
     },
   };
   for (const mount of resources) mount(api);

@@ -10,6 +10,8 @@ export function projectRoutes({ route, ctx }: ServerApi): void {
   route('PATCH', '/project', async (event, key, now) => {
     const rawBody = await readJson(event);
     const body = validate(projectPatchBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(updateSettings(ctx.db, key.projectId, body)));
+    const answer = await mutate(event, ctx, key, now, { rawBody }, () => ok(updateSettings(ctx.db, key.projectId, body)));
+    ctx.guard.forgetProject(key.projectId); // new rate limits apply from the next request
+    return answer;
   });
 }

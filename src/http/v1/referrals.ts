@@ -12,5 +12,5 @@ export function referralRoutes({ route, ctx }: ServerApi): void {
 
   // A read that may create the member's code on first use, so it runs as a write.
   route('GET', '/referrals/stats/:externalId', (event, key, now) =>
-    ctx.write(() => referralStats(ctx.db, key.projectId, pathParam(event, 'externalId'), now)));
+    ctx.write(() => referralStats(ctx.db, key.projectId, pathParam(event, 'externalId'), ctx.publicUrl(), now)));
 }

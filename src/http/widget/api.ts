@@ -1,6 +1,6 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
-import { forbidden, notFound } from '../../domain/errors.ts';
-import { requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget-config.ts';
+import { AppError, notFound } from '../../domain/errors.ts';
+import { originAllowed, originNotAllowed, requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget-config.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
 import { requireWidgetSession, type WidgetSession } from './auth.ts';
@@ -39,7 +39,10 @@ function preflight(event: H3Event): Response {
   return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, ...(origin ? { 'access-control-allow-origin': origin } : {}) } });
 }
 
-/** The page's own host: the widget served from this server to its own demo page. */
+/** The widget reads Retry-After of a 429. */
+const EXPOSED = { 'access-control-expose-headers': 'Retry-After' };
+
+/** The page's own host: the widget served from this server to its own pages (the demo shop). */
 const isSameHost = (origin: string, event: H3Event) => {
   try {
     return new URL(origin).host === event.req.headers.get('host');
@@ -49,28 +52,29 @@ const isSameHost = (origin: string, event: H3Event) => {
 };
 
 /**
- * The CORS headers for a request of this project, or 403 when a browser sent it from an origin the
- * project does not allow. Requests without Origin (servers, same-origin GETs) need none.
+ * The CORS headers for a request of this project. Requests without Origin (servers, same-origin
+ * GETs) need none. A browser request from an origin the project does not allow is refused
+ * (`origin_not_allowed`) before any work, with CORS headers so the widget can read why.
  */
-function corsHeaders(event: H3Event, allowedOrigins: string[]): Record<string, string> {
+function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
   const origin = event.req.headers.get('origin');
   if (origin === null) return {};
-  if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*' };
-  const normalized = origin.toLowerCase();
-  if (isSameHost(origin, event) || allowedOrigins.some((allowed) => allowed.toLowerCase().replace(/\/+$/, '') === normalized)) {
-    return { 'access-control-allow-origin': origin, vary: 'Origin' };
-  }
-  throw forbidden(`The origin ${origin} is not among this project's allowed widget origins.`);
+  if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*', ...EXPOSED };
+  const headers = { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
+  if (isSameHost(origin, event) || originAllowed(origin, allowedOrigins)) return headers;
+  const refusal = originNotAllowed(origin, projectId);
+  throw new AppError(refusal.status, refusal.error, refusal.message, headers);
 }
 
 /** Authenticates, checks origin and feature, runs the handler; errors keep the CORS headers so the widget can read them. */
-async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | null, handler: WidgetHandler): Promise<unknown> {
+async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | null, write: boolean, handler: WidgetHandler): Promise<unknown> {
   let cors: Record<string, string> = {};
   try {
-    const session = requireWidgetSession(event, ctx);
+    const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
     const config = widgetProjectConfig(ctx.db, session.projectId);
-    cors = corsHeaders(event, config.widgetSettings.allowedOrigins);
+    cors = corsHeaders(event, session.projectId, config.widgetSettings.allowedOrigins);
     for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
+    ctx.guard.limitMember(session.projectId, session.externalId, write);
     if (feature) requireFeature(config, feature);
     return await handler(event, { session, config, now: ctx.clock() });
   } catch (error) {
@@ -87,7 +91,9 @@ export function mountWidgetResources(app: H3, ctx: AppContext, resources: ((api:
     ctx,
     route(method, path, feature, handler) {
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
-      app.on(method, `${WIDGET_BASE}${path}`, (event) => handle(event, ctx, feature, handler));
+      // init runs on every page view and writes only on a member's first visit or changed profile.
+      const write = method !== 'GET' && path !== '/init';
+      app.on(method, `${WIDGET_BASE}${path}`, (event) => handle(event, ctx, feature, write, handler));
     },
   };
   for (const mount of resources) mount(api);
@@ -98,7 +104,7 @@ export function mountWidgetResources(app: H3, ctx: AppContext, resources: ((api:
   app.options(`${WIDGET_BASE}/**`, preflight);
   // Signed in and from an allowed origin, an unknown path is a plain 404 the widget can read: it
   // hides the panels whose endpoints this server does not have.
-  app.all(`${WIDGET_BASE}/**`, (event) => handle(event, ctx, null, () => {
+  app.all(`${WIDGET_BASE}/**`, (event) => handle(event, ctx, null, false, () => {
     throw notFound(`No widget endpoint ${event.req.method} ${event.url.pathname}; see docs/widget.md.`);
   }));
 }

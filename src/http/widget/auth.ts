@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3';
 import * as v from 'valibot';
+import { badRequest } from '../../domain/errors.ts';
 import type { MemberProfile } from '../../domain/members.ts';
 import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget-auth.ts';
 import type { AppContext } from '../context.ts';
@@ -7,7 +8,7 @@ import { validate } from '../request.ts';
 import { widgetAuthClaims, widgetMember } from '../schemas/widget.ts';
 
 export interface WidgetSession extends WidgetIdentity {
-  /** Profile data the shop's page passed with the signature (`member`), applied by init. */
+  /** Profile fields the shop's server signed (`member`), applied by init; empty when none were signed. */
   member: MemberProfile;
 }
 
@@ -43,8 +44,17 @@ export function requireWidgetSession(event: H3Event, ctx: AppContext): WidgetSes
     const field = issue.path?.map((item) => String(item.key)).join('.') ?? 'header';
     throw widgetUnauthorized(`X-Widget-Auth "${field}" ${issue.received === 'undefined' ? 'is required' : issue.message}.`);
   }
-  const identity = verifyWidgetClaims(ctx.db, ctx.box, result.output, ctx.clock());
+  // An object is what pages sent before profile fields were signed: the visitor can change it, so it is ignored.
+  const signedMember = typeof result.output.member === 'string' ? result.output.member : undefined;
+  const identity = verifyWidgetClaims(ctx.db, ctx.box, { ...result.output, member: signedMember }, ctx.clock());
+  if (signedMember === undefined) return { ...identity, member: {} };
   // Profile data is checked only once the signature holds, so a stranger learns nothing from a 400.
-  const { member } = validate(widgetMember, { member: claims.member ?? {} });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(signedMember);
+  } catch {
+    throw badRequest('X-Widget-Auth "member" must be JSON text of the profile fields, e.g. {"name":"Ada","email":"ada@example.com"}.');
+  }
+  const { member } = validate(widgetMember, { member: parsed });
   return { ...identity, member };
 }

@@ -7,8 +7,9 @@ import type { WidgetApi } from './api.ts';
 export function promoRoutes({ route, ctx }: WidgetApi): void {
   route('POST', '/promo-code', 'promo', async (event, { session, now }) => {
     const { code } = validate(widgetPromoBody, await readJson(event));
-    const { redemption, member, pointsAwarded, message } = await ctx.write(() =>
-      redeemPromoCode(ctx.db, session.projectId, { externalId: session.externalId, code }, 'widget', now));
+    const { projectId, externalId } = session;
+    const { redemption, member, pointsAwarded, message } = await ctx.guard.promoAttempt({ projectId, externalId, event }, () =>
+      ctx.write(() => redeemPromoCode(ctx.db, projectId, { externalId, code }, 'widget', now)));
     return { success: true, pointsAwarded, message, claim: redemption.reward, member: { points: member.points } };
   });
 }

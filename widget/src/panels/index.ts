@@ -31,11 +31,11 @@ async function loadCheckin(call: Call) {
   return game ? { ...(await call<object>('GET', `/games/${encodeURIComponent(game.id)}/checkin`)), gameId: game.id } : null;
 }
 
-/** Sharing pays more of a loyalty programme when it shares the member's referral link, where there is one. */
+/** Sharing pays more of a loyalty programme when it shares the member's referral link (when the referral panel is on). */
 async function loadShare(call: Call) {
   const [info, referral] = await Promise.all([
     call<ShareInfo>('GET', '/social-share'),
-    call<{ shareLink: string | null }>('GET', '/referral').catch(() => null),
+    call<{ shareLink: string }>('GET', '/referral').catch(() => null),
   ]);
   return { ...info, link: referral?.shareLink };
 }

@@ -3,8 +3,8 @@ import { Ctx } from '../context.ts';
 import { CopyButton, ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 interface Referral {
-  /** shareLink is null while the shop has not set its referral page: then the code alone is shared. */
-  referralCode: string; shareLink: string | null;
+  /** The shop's referral page with ?ref=CODE, or (until it has one) this server's /r/CODE landing page. */
+  referralCode: string; shareLink: string;
   stats: { totalReferrals: number; pendingReferrals: number; convertedReferrals: number; totalPointsEarned: number };
   rewards: { referrerReward: number; refereeReward: number };
 }
@@ -30,12 +30,10 @@ export function ReferralPanel({ data }: PanelProps<Referral>) {
     <div>
       <p>{t('referralDeal', { a: data.rewards.referrerReward, b: data.rewards.refereeReward })}</p>
       <h3>{t('yourLink')}</h3>
-      <div class="row"><span class="code grow">{link.shareLink ?? link.referralCode}</span><CopyButton text={link.shareLink ?? link.referralCode} /></div>
-      {link.shareLink && (
-        <div class="row" style={{ marginTop: '8px' }}>
-          {shareLinks(link.shareLink, t('email')).map(([name, href]) => <a class="btn ghost" key={name} href={href} target="_blank" rel="noopener noreferrer">{name}</a>)}
-        </div>
-      )}
+      <div class="row"><span class="code grow">{link.shareLink}</span><CopyButton text={link.shareLink} /></div>
+      <div class="row" style={{ marginTop: '8px' }}>
+        {shareLinks(link.shareLink, t('email')).map(([name, href]) => <a class="btn ghost" key={name} href={href} target="_blank" rel="noopener noreferrer">{name}</a>)}
+      </div>
       <div class="stats">
         <div><b>{number(data.stats.convertedReferrals)}</b> <span class="muted">{t('converted')}</span></div>
         <div><b>{number(data.stats.pendingReferrals)}</b> <span class="muted">{t('pending')}</span></div>

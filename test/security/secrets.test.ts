@@ -2,12 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../src/domain/keys.ts';
-import { createProject, rotateWidgetSecret } from '../src/domain/projects.ts';
-import { SecretBox } from '../src/domain/secrets.ts';
-import { openStore } from '../src/store.ts';
-import { client } from './helpers/http.ts';
-import { startTestServer, TEST_MASTER_KEY, type TestServer } from './helpers/server.ts';
+import { issueKey } from '../../src/domain/keys.ts';
+import { createProject, rotateWidgetSecret } from '../../src/domain/projects.ts';
+import { keyFingerprint, SecretBox } from '../../src/domain/secrets.ts';
+import { openStore } from '../../src/store.ts';
+import { client } from '../helpers/http.ts';
+import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let second: { projectId: string; secretKey: string; publishableKey: string; widgetSecret: string };
@@ -130,12 +130,14 @@ describe('master key', () => {
     await other.close(); // the server only: the folder stays for the checks below
     try {
       const wrong = randomBytes(32).toString('hex');
-      await expect(openStore({ path: dbPath, masterKey: wrong })).rejects.toThrow(/master key/i);
-      // Without PUNCHCARD_MASTER_KEY a fresh key file is made beside the database, and it does not match either.
-      await expect(openStore({ path: dbPath })).rejects.toThrow(/master key does not match/i);
-      expect(existsSync(`${dbPath}.key`)).toBe(true);
+      const fingerprint = keyFingerprint(Buffer.from(TEST_MASTER_KEY, 'hex'));
+      await expect(openStore({ path: dbPath, masterKey: wrong }))
+        .rejects.toThrow(`The master key in PUNCHCARD_MASTER_KEY (fingerprint ${keyFingerprint(Buffer.from(wrong, 'hex'))}) is not the one ${dbPath} was created with`);
+      // Without PUNCHCARD_MASTER_KEY no key file is made (a new key could not read the secrets): it names the key it needs.
+      await expect(openStore({ path: dbPath })).rejects.toThrow(`No master key for ${dbPath}, which holds encrypted secrets: Set PUNCHCARD_MASTER_KEY to the key with fingerprint ${fingerprint}`);
+      expect(existsSync(`${dbPath}.key`)).toBe(false);
       // A malformed key is refused before it is used.
-      await expect(openStore({ path: dbPath, masterKey: 'not-a-key' })).rejects.toThrow(/PUNCHCARD_MASTER_KEY must be 32 bytes/);
+      await expect(openStore({ path: dbPath, masterKey: 'not-a-key' })).rejects.toThrow(/PUNCHCARD_MASTER_KEY must hold a 32-byte key/);
 
       const right = await openStore({ path: dbPath, masterKey: TEST_MASTER_KEY });
       try {

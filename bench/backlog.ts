@@ -1,0 +1,196 @@
+// A webhook backlog's cost:  npm run bench:backlog -- [--backlog 200000] [--seconds 20] [--rate 200]
+//
+// 1. Award p99 at a steady rate (open loop: latency counted from each award's due time) on a server
+//    whose one endpoint is black-holed, with no delivery waiting and then with `backlog` waiting.
+//    Target (issue "Runs for months", item 1): within 5 ms of each other.
+// 2. The same endpoint healthy again, on a server started on that backlog: peak RSS while it drains,
+//    the drain rate idle, and award p99 at the steady rate during the drain.
+//    Targets (item 2): peak RSS <= 256 MiB, idle drain >= 2,000/s, p99 within 10 ms of normal.
+// Servers run pinned to CPU 0 (taskset), this process (load and receivers) on CPU 1.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const MEMBERS = 1000;
+const arg = (name: string, fallback: number) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+};
+
+/** Child: a database with one endpoint and `backlog` deliveries waiting for it, then the server. */
+async function serve([db, masterKey, webhookUrl, backlogText, runner]: string[]): Promise<void> {
+  const { startServer } = await import('../src/server.ts');
+  const { openStore } = await import('../src/store.ts');
+  const { createProject } = await import('../src/domain/projects.ts');
+  const { upsertMember } = await import('../src/domain/members.ts');
+  const { createWebhook } = await import('../src/domain/webhooks.ts');
+  const { emit } = await import('../src/domain/outbox.ts');
+  const store = await openStore({ path: db!, masterKey });
+  const now = new Date();
+  const created = createProject(store.db, store.box, { name: 'Backlog' }, now);
+  store.db.transaction(() => {
+    for (let i = 0; i < MEMBERS; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
+    createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
+  }).immediate();
+  const backlog = Number(backlogText);
+  for (let done = 0; done < backlog; done += 10_000) {
+    store.db.transaction(() => {
+      for (let i = done; i < Math.min(backlog, done + 10_000); i++) {
+        emit(store.db, created.project.id, 'points.awarded', { externalId: `member-${i % MEMBERS}`, pointsAwarded: 1, seq: i }, now);
+      }
+    }).immediate();
+  }
+  store.close();
+  const server = await startServer({ db: db!, port: 0, host: '127.0.0.1', masterKey, logLevel: 'error',
+    webhooks: { allowInsecure: true, runner: runner !== 'off' } });
+  console.log(JSON.stringify({ url: server.url, secretKey: created.secretKey }));
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.stdin.once('end', stop);
+  process.stdin.resume();
+}
+
+interface Child { process: ChildProcess; url: string; secretKey: string }
+
+function startChild(dir: string, webhookUrl: string, backlog: number): Promise<Child> {
+  const masterKey = randomBytes(32).toString('hex');
+  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', SELF, 'serve', join(dir, `b-${Date.now()}.db`), masterKey, webhookUrl,
+    String(backlog)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve({ process: child, ...(JSON.parse(line) as { url: string; secretKey: string }) });
+    });
+    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
+  });
+}
+
+async function stopChild(child: Child): Promise<void> {
+  const exited = new Promise((resolve) => child.process.once('exit', resolve));
+  child.process.kill('SIGTERM');
+  await exited;
+}
+
+/** An endpoint that either answers 200 at once, counting, or accepts and never answers. */
+async function startEndpoint(blackHole: boolean) {
+  let received = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      if (!blackHole) res.writeHead(200).end();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received: () => received,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** Awards at `rate`/s for `seconds`, open loop; p50 and p99 from each award's due time, in ms. */
+async function steady(child: Child, rate: number, seconds: number, onTick?: () => void): Promise<{ p50: number; p99: number; errors: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let pending = 0;
+  const start = performance.now();
+  const total = rate * seconds;
+  for (let n = 0; n < total; n++) {
+    const due = start + (n * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    if (n % rate === 0) onTick?.();
+    pending++;
+    const req = request(`${child.url}/api/v1/members/member-${n % MEMBERS}/points`, {
+      method: 'POST', agent, headers: { authorization: `Bearer ${child.secretKey}`, 'content-type': 'application/json' },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        pending--;
+        if (res.statusCode !== 200) errors++;
+        latencies.push(performance.now() - due);
+      });
+    });
+    req.on('error', () => {
+      pending--;
+      errors++;
+    });
+    req.end('{"amount":1}');
+  }
+  while (pending > 0) await sleep(10);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+async function main(): Promise<void> {
+  const backlog = arg('backlog', 200_000);
+  const seconds = arg('seconds', 20);
+  const rate = arg('rate', 200);
+  const dir = mkdtempSync(join(tmpdir(), 'punchcard-backlog-'));
+  const fmt = (r: { p50: number; p99: number; errors: number }) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+  try {
+    console.log(`${rate} awards/s for ${seconds} s each, open loop; server pinned to CPU 0`);
+    const dead = await startEndpoint(true);
+    for (const waiting of [0, backlog, 0]) {
+      const child = await startChild(dir, dead.url, waiting);
+      await steady(child, rate, 3); // warm-up: the runner's first claims, the JIT
+      console.log(`1. black-holed endpoint, ${waiting.toLocaleString('en')} waiting: ${fmt(await steady(child, rate, seconds))}`);
+      await stopChild(child);
+    }
+    dead.close();
+
+    const healthy = await startEndpoint(false);
+    const child = await startChild(dir, healthy.url, backlog);
+    let peak = 0;
+    const watch = setInterval(() => { peak = Math.max(peak, rss(child.process.pid!)); }, 100);
+    const startedAt = performance.now();
+    const underLoad = await steady(child, rate, Math.min(seconds, 10));
+    const duringDrain = healthy.received();
+    while (healthy.received() < backlog) await sleep(50);
+    const drainSeconds = (performance.now() - startedAt) / 1000;
+    clearInterval(watch);
+    console.log(`2. ${backlog.toLocaleString('en')} waiting for a healthy endpoint after a restart: awards during the drain ${fmt(underLoad)} `
+      + `(${duringDrain.toLocaleString('en')} delivered meanwhile); all delivered in ${drainSeconds.toFixed(1)} s `
+      + `(${Math.round(backlog / drainSeconds).toLocaleString('en')}/s overall); peak RSS ${peak.toFixed(0)} MiB`);
+    await stopChild(child);
+    const idle = await startChild(dir, healthy.url, backlog);
+    const before = healthy.received();
+    const idleStart = performance.now();
+    let idlePeak = 0;
+    const idleWatch = setInterval(() => { idlePeak = Math.max(idlePeak, rss(idle.process.pid!)); }, 100);
+    while (healthy.received() - before < backlog) await sleep(20);
+    clearInterval(idleWatch);
+    const idleSeconds = (performance.now() - idleStart) / 1000;
+    console.log(`   idle drain: ${Math.round(backlog / idleSeconds).toLocaleString('en')} deliveries/s, peak RSS ${idlePeak.toFixed(0)} MiB`);
+    await stopChild(idle);
+    healthy.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'serve') await serve(process.argv.slice(3));
+else await main();

@@ -1,0 +1,181 @@
+import { isIP } from 'node:net';
+import type { H3Event } from 'h3';
+import type { Clock } from '../domain/clock.ts';
+import { AppError } from '../domain/errors.ts';
+import type { ProjectRateLimits } from '../domain/settings.ts';
+import type { Logger } from '../log.ts';
+import { parseRate, TokenBuckets, type Rate } from './rate-limit.ts';
+
+/** Every rate limit, written as rates (`600/min`, `off`). The first four a project may override. */
+export interface RateLimitSettings {
+  /** Server API requests per secret key: a safety valve far above what a shop's servers send. */
+  apiKey: string;
+  /** Widget requests per member. */
+  member: string;
+  /** Widget requests that change something (all but GET and init) per member: bounds the events and deliveries one member makes. */
+  memberWrites: string;
+  /** Failed promo-code redemptions per member (widget and server API). */
+  promoFailures: string;
+  /** Requests per client address to everything but the server API (widget API, pages, /healthz). */
+  address: string;
+  /** Failed API-key and widget-signature checks per client address. */
+  authFailures: string;
+  /** Failed promo-code redemptions from the widget per client address, over all its members. */
+  promoFailuresPerAddress: string;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  apiKey: '100000/s',
+  member: '120/min',
+  memberWrites: '120/h',
+  promoFailures: '10/h',
+  address: '600/min',
+  authFailures: '60/h',
+  promoFailuresPerAddress: '30/h',
+};
+
+export interface GuardOptions {
+  /** Server-wide limits; each one not given keeps its default. */
+  rateLimits?: Partial<RateLimitSettings> | undefined;
+  /** Addresses of reverse proxies whose X-Forwarded-For is believed; without one, the socket's address is the client's. */
+  trustedProxies?: string[] | undefined;
+}
+
+type Kind = keyof RateLimitSettings;
+
+/** A project's own limits are looked up at most this often (PATCH /project forgets them at once). */
+const PROJECT_LIMITS_TTL_MS = 10_000;
+
+const rateLimited = (message: string, seconds: number) =>
+  new AppError(429, 'rate_limited', `${message} Retry in ${seconds} s.`, { 'retry-after': String(seconds) });
+
+/** "::ffff:10.0.0.1" (IPv4 on a dual-stack socket) is 10.0.0.1. */
+const normalizeAddress = (address: string) => address.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+
+const isLoopback = (address: string) => address === '::1' || address.startsWith('127.');
+
+/** The rate limits and client addresses of one server: in memory, per process. */
+export class Guard {
+  readonly #rates: Record<Kind, Rate | null>;
+  readonly #buckets: Record<Kind, TokenBuckets>;
+  readonly #trusted: Set<string>;
+  readonly #projectLimits = new Map<string, { limits: ProjectRateLimits; at: number }>();
+  #warnedProxy = false;
+
+  constructor(
+    options: GuardOptions,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly projectLimits: (projectId: string) => ProjectRateLimits,
+  ) {
+    const settings = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+    const kinds = Object.keys(DEFAULT_RATE_LIMITS) as Kind[];
+    this.#rates = Object.fromEntries(kinds.map((kind) => [kind, parseRate(settings[kind], `rate limit "${kind}"`)])) as Record<Kind, Rate | null>;
+    // One Map per kind, so a flood of one kind (say, addresses) never evicts another's counts.
+    this.#buckets = Object.fromEntries(kinds.map((kind) => [kind, new TokenBuckets(clock)])) as Record<Kind, TokenBuckets>;
+    this.#trusted = new Set((options.trustedProxies ?? []).map(normalizeAddress));
+  }
+
+  /**
+   * The client's address: the socket's, unless the socket is a trusted proxy; then the right-most
+   * X-Forwarded-For entry that is not a trusted proxy (entries left of it are the client's own claims).
+   */
+  clientAddress(event: H3Event): string {
+    const socket = normalizeAddress(event.req.ip ?? 'unknown');
+    const forwarded = event.req.headers.get('x-forwarded-for');
+    if (forwarded === null) return socket;
+    if (!this.#trusted.has(socket)) {
+      if (!this.#warnedProxy && this.#trusted.size === 0 && isLoopback(socket)) {
+        this.#warnedProxy = true;
+        this.log.info('Requests arrive through a proxy (X-Forwarded-For) but --trusted-proxy is not set: every client shares the proxy\'s address limits. Set --trusted-proxy to the proxy\'s address.');
+      }
+      return socket;
+    }
+    const hops = forwarded.split(',').map(normalizeAddress).filter((hop) => isIP(hop) !== 0);
+    return hops.reverse().find((hop) => !this.#trusted.has(hop)) ?? hops.at(-1) ?? socket;
+  }
+
+  #take(kind: Kind, key: string, rate: Rate | null, message: string): void {
+    if (rate === null) return;
+    const wait = this.#buckets[kind].take(key, rate);
+    if (wait > 0) throw rateLimited(message, wait);
+  }
+
+  #projectRate(kind: keyof ProjectRateLimits, limits: ProjectRateLimits): Rate | null {
+    const own = limits[kind];
+    return own === null ? this.#rates[kind] : parseRate(own, `rateLimits.${kind}`);
+  }
+
+  /** The project's own limits, from a short cache: the secret-key path must not read settings on every call. */
+  #limitsOf(projectId: string): ProjectRateLimits {
+    const now = this.clock().getTime();
+    const cached = this.#projectLimits.get(projectId);
+    if (cached && now - cached.at < PROJECT_LIMITS_TTL_MS) return cached.limits;
+    const limits = this.projectLimits(projectId);
+    this.#projectLimits.set(projectId, { limits, at: now });
+    return limits;
+  }
+
+  /** After PATCH /project: the next request uses the new limits. */
+  forgetProject(projectId: string): void {
+    this.#projectLimits.delete(projectId);
+  }
+
+  /** Everything but the server API, per client address. */
+  limitAddress(event: H3Event): void {
+    this.#take('address', this.clientAddress(event), this.#rates.address, 'Too many requests from your address.');
+  }
+
+  /**
+   * Runs a key or signature check. While the address has used up its failures, no check runs at
+   * all (a right guess would tell the guesser); each 401 uses one up.
+   */
+  authAttempt<T>(event: H3Event, attempt: () => T): T {
+    const rate = this.#rates.authFailures;
+    if (rate === null) return attempt();
+    const address = this.clientAddress(event);
+    const buckets = this.#buckets.authFailures;
+    const wait = buckets.peek(address, rate);
+    if (wait > 0) throw rateLimited('Too many failed authentication attempts from your address.', wait);
+    try {
+      return attempt();
+    } catch (error) {
+      if (error instanceof AppError && error.status === 401) buckets.spend(address, rate);
+      throw error;
+    }
+  }
+
+  /** Server API calls per secret key. */
+  limitApiKey(keyId: string, projectId: string): void {
+    this.#take('apiKey', keyId, this.#projectRate('apiKey', this.#limitsOf(projectId)), 'Too many requests with this API key.');
+  }
+
+  /** Widget calls per member; `write` also counts against the member's budget of changes. */
+  limitMember(projectId: string, externalId: string, write: boolean): void {
+    const limits = this.#limitsOf(projectId);
+    const member = `${projectId}\n${externalId}`;
+    this.#take('member', member, this.#projectRate('member', limits), 'Too many requests for this member.');
+    if (write) this.#take('memberWrites', member, this.#projectRate('memberWrites', limits), 'Too many changes for this member.');
+  }
+
+  /**
+   * Runs a promo-code redemption. While the member (and, from the widget, the address) has used
+   * up its failed attempts, no code is even looked up; every 4xx answer uses one up.
+   */
+  async promoAttempt<T>(target: { projectId: string; externalId: string; event?: H3Event }, attempt: () => Promise<T>): Promise<T> {
+    const memberRate = this.#projectRate('promoFailures', this.#limitsOf(target.projectId));
+    const counted: [TokenBuckets, string, Rate][] = [];
+    if (memberRate) counted.push([this.#buckets.promoFailures, `${target.projectId}\n${target.externalId}`, memberRate]);
+    if (target.event && this.#rates.promoFailuresPerAddress) {
+      counted.push([this.#buckets.promoFailuresPerAddress, this.clientAddress(target.event), this.#rates.promoFailuresPerAddress]);
+    }
+    const wait = Math.max(0, ...counted.map(([buckets, key, rate]) => buckets.peek(key, rate)));
+    if (wait > 0) throw rateLimited('Too many wrong promo codes; try again later.', wait);
+    try {
+      return await attempt();
+    } catch (error) {
+      if (error instanceof AppError && error.status >= 400 && error.status < 500) for (const [buckets, key, rate] of counted) buckets.spend(key, rate);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * On every response, before any handler runs (so 404s and errors carry them too). The API answers
+ * JSON that nothing may frame, sniff into HTML or run; the HTML pages set their own policy. No
+ * Cross-Origin-Resource-Policy here: shops load /widget.js and call /api/widget from their own origin.
+ */
+const HEADERS: [string, string][] = [
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'no-referrer'],
+  ['x-frame-options', 'DENY'],
+  ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+];
+
+/**
+ * The policy of the HTML pages (start page, docs, demo): their own scripts and styles and the
+ * widget, which calls this server and shows reward images from anywhere over https; never framed.
+ */
+export const htmlPolicy = (nonce: string) =>
+  `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; `
+  + "connect-src 'self'; font-src 'self' https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Whether the request announced a body (a GET without one is never "complete" until read, yet has nothing left to read). */
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/**
+ * Wraps a Node request listener so every response starts with the security headers (a handler's
+ * own values win), and so an answer sent before the request's body has arrived (a 401, a 404, a
+ * 413) closes the connection: Node would otherwise read and discard the rest of the body, however large.
+ */
+export function withSecurityHeaders(listener: (req: IncomingMessage, res: ServerResponse) => unknown) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of HEADERS) res.setHeader(name, value);
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+      if (!req.complete && hasBody(req)) this.setHeader('connection', 'close');
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+    return listener(req, res);
+  };
+}
