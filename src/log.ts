@@ -2,6 +2,8 @@ export type LogLevel = 'silent' | 'error' | 'info';
 
 export interface Logger {
   info(message: string): void;
+  /** Something an operator should act on that is not a fault of the server (a receiver failing). */
+  warn(message: string): void;
   error(message: string, error?: unknown): void;
 }
 
@@ -14,6 +16,9 @@ export function createLogger(level: LogLevel = 'info'): Logger {
   return {
     info(message) {
       if (at('info')) process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    },
+    warn(message) {
+      if (at('error')) process.stderr.write(`${new Date().toISOString()} WARN ${message}\n`);
     },
     error(message, error) {
       if (!at('error')) return;

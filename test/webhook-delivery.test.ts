@@ -8,12 +8,15 @@ let server: TestServer;
 let receiver: Receiver;
 let clock: TestClock;
 let t0: number;
+let warnings: string[];
 
 // The runner is driven by hand (runDue) under a clock the test moves; attempts time out after 300 ms.
 beforeEach(async () => {
   clock = new TestClock(new Date('2026-03-01T09:00:00.000Z'));
   t0 = clock.current.getTime();
-  server = await startTestServer({ clock, webhooks: { runner: false, timeoutMs: 300 } });
+  warnings = [];
+  const log = { info: () => undefined, error: () => undefined, warn: (message: string) => warnings.push(message) };
+  server = await startTestServer({ clock, webhooks: { runner: false, timeoutMs: 300, log } });
   receiver = await startReceiver();
   await server.api.post('/api/v1/members', { externalId: 'eve' });
 });
@@ -64,39 +67,68 @@ describe('retries', () => {
     expect(await runAt(10 * MIN)).toBe(0);
   });
 
-  it('marks the webhook failed after the 5th failure, holds its other deliveries, sends nothing more until re-enabled', async () => {
-    receiver.setBehaviour(() => 500);
+  it('lets one bad delivery die without disabling its endpoint: later events are delivered', async () => {
+    // The receiver rejects one odd payload (amount 13) and takes everything else.
+    receiver.setBehaviour((request) => (request.body.data.pointsAwarded === 13 ? 422 : 200));
     const webhook = await subscribe();
-    await server.api.post('/api/v1/members/eve/points', { amount: 1 }); // A, due at 0
-    clock.current = new Date(t0 + 30_000);
-    await server.api.post('/api/v1/members/eve/points', { amount: 2 }); // B, due at 30 s
+    await server.api.post('/api/v1/members/eve/points', { amount: 13 });
+    for (const ms of [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN]) expect(await runAt(ms)).toBe(1);
+    expect(deliveries().map((d) => [d.status, d.attempts, d.last_error])).toEqual([['dead', 5, 'http_422 (Unprocessable Entity)']]);
+    expect((await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body).toMatchObject({ isActive: true, state: 'failing', failingSince: at(0) });
 
-    // A's attempts: 0, 1 min, 6 min, 36 min, 2 h 36 min. B's run 30 s behind.
-    const schedule = [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN];
-    for (const [i, ms] of schedule.entries()) {
-      expect(await runAt(ms), `A attempt ${i + 1}`).toBe(1);
-      if (i < 4) expect(await runAt(ms + 30_000), `B attempt ${i + 1}`).toBe(1);
+    await server.api.post('/api/v1/members/eve/points', { amount: 2 });
+    expect(await runAt(157 * MIN)).toBe(1);
+    expect(deliveries().map((d) => d.status)).toEqual(['dead', 'delivered']);
+    expect((await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body).toMatchObject({ isActive: true, state: 'active', failingSince: null, failedAt: null });
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`^webhook ${webhook.id}: failing \\(http_422 \\(Unprocessable Entity\\)\\); it is disabled if nothing succeeds for 5 days$`))]);
+  });
+
+  it('disables after 5 days without a success across several deliveries, warns twice, queues nothing more, and resends on request', async () => {
+    receiver.setBehaviour(() => 503);
+    const webhook = await subscribe();
+    const DAY = 24 * 60 * MIN;
+    // One award a day; each delivery runs its five attempts and dies.
+    for (const day of [0, 1, 2, 3]) {
+      clock.current = new Date(t0 + day * DAY);
+      await server.api.post('/api/v1/members/eve/points', { amount: 1 });
+      for (const ms of [0, MIN, 6 * MIN, 36 * MIN, 156 * MIN]) expect(await runAt(day * DAY + ms)).toBe(1);
     }
-    expect(deliveries().map((d) => [d.status, d.attempts])).toEqual([['dead', 5], ['pending', 4]]);
-    const failed = (await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body;
-    expect(failed).toMatchObject({ isActive: false, failedAt: at(156 * MIN) });
-    expect(failed.lastError).toMatch(/^Delivery dlv_\w+ failed 5 times; last: http_500 \(Internal Server Error\)/);
+    expect((await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body).toMatchObject({ isActive: true, state: 'failing', failingSince: at(0) });
+    expect(warnings).toHaveLength(1);
 
-    // B's 5th attempt falls due, but nothing goes to a failed webhook; new events are not queued for it.
-    const sent = receiver.received.length;
-    expect(sent).toBe(9);
-    expect(await runAt(156 * MIN + 30_000)).toBe(0);
-    await server.api.post('/api/v1/members/eve/points', { amount: 3 });
-    expect(await runAt(200 * MIN)).toBe(0);
-    expect(receiver.received).toHaveLength(sent);
-    expect(deliveries()).toHaveLength(2);
+    // Day 5: the first failure past five days disables it.
+    clock.current = new Date(t0 + 5 * DAY);
+    await server.api.post('/api/v1/members/eve/points', { amount: 1 });
+    expect(await runAt(5 * DAY)).toBe(1);
+    const disabled = (await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body;
+    expect(disabled).toMatchObject({ isActive: false, state: 'disabled', failingSince: at(0), failedAt: at(5 * DAY),
+      lastError: `Disabled: nothing delivered since ${at(0)} (5 deliveries failed; last: http_503 (Service Unavailable))` });
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toMatch(new RegExp(`^webhook ${webhook.id}: disabled, nothing delivered since`));
 
-    // Re-enabled: failedAt cleared, the held delivery goes out.
+    // Nothing more is queued or sent.
+    const rows = deliveries().length;
+    await server.api.post('/api/v1/members/eve/points', { amount: 1 });
+    expect(deliveries()).toHaveLength(rows);
+    expect(await runAt(6 * DAY)).toBe(0);
+
+    // Re-enabled with resendFailed: the four dead deliveries go out again with the held fifth.
     receiver.setBehaviour(() => 200);
-    const enabled = await server.api.patch(`/api/v1/webhooks/${webhook.id}`, { isActive: true });
-    expect(enabled.body).toMatchObject({ isActive: true, failedAt: null, lastError: null });
-    expect(await runAt(201 * MIN)).toBe(1);
-    expect(deliveries().map((d) => [d.status, d.attempts])).toEqual([['dead', 5], ['delivered', 5]]);
+    const enabled = await server.api.patch(`/api/v1/webhooks/${webhook.id}`, { isActive: true, resendFailed: true });
+    expect(enabled.body).toMatchObject({ state: 'active', failingSince: null, failedAt: null, failedWhileDown: { since: at(0), deliveries: 4, resent: 4 } });
+    expect(await runAt(6 * DAY + MIN)).toBe(5);
+    expect(deliveries().map((d) => d.status)).toEqual(Array(5).fill('delivered'));
+    expect(warnings).toHaveLength(2);
+  });
+
+  it('disables at once on 410 Gone', async () => {
+    receiver.setBehaviour(() => 410);
+    const webhook = await subscribe();
+    await server.api.post('/api/v1/members/eve/points', { amount: 1 });
+    expect(await runAt(0)).toBe(1);
+    expect((await server.api.get(`/api/v1/webhooks/${webhook.id}`)).body).toMatchObject({ state: 'disabled', lastError: 'Disabled: the receiver answered 410 Gone' });
+    expect(warnings).toHaveLength(2);
+    expect(await runAt(MIN)).toBe(0);
   });
 
   it('keeps other endpoints flowing while one hangs', async () => {
@@ -138,7 +170,16 @@ describe('housekeeping', () => {
     expect(deliveries().map((d) => d.status)).toEqual(['dead', 'delivered']);
     const events = server.ctx.db.prepare('SELECT type FROM events ORDER BY id').pluck().all();
     expect(events).toEqual(['points.deducted', 'points.awarded']);
+
+    // Dead rows have a retention too (30 days by default), counted from their last attempt.
+    const dead = new Date(t0 + 156 * MIN);
+    expect(await pruneWebhookDeliveries(server.ctx.write, server.ctx.db, new Date(dead.getTime() + 30 * 24 * 60 * MIN - 1), week)).toBe(1);
+    expect(deliveries().map((d) => d.status)).toEqual(['dead']);
+    expect(await pruneWebhookDeliveries(server.ctx.write, server.ctx.db, new Date(dead.getTime() + 30 * 24 * 60 * MIN + 1), week)).toBe(1);
+    expect(deliveries()).toEqual([]);
+    expect(server.ctx.db.prepare('SELECT count(*) FROM events').pluck().get()).toBe(0);
   });
+
 });
 
 describe('the claim with a backlog', () => {

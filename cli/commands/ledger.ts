@@ -70,8 +70,13 @@ export const doctorCommand = new Command('doctor')
     const masterKey = databaseKeyFingerprint(db);
     if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
     else {
-      console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks failed`
+      console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
+      for (const w of webhooks.failing) {
+        console.log(`  ${w.id} (${w.url}, project ${w.projectId}): ${w.state === 'disabled' ? `DISABLED at ${w.disabledAt}` : 'FAILING'}`
+          + `${w.failingSince ? `, nothing delivered since ${w.failingSince}` : ''}`);
+      }
+      console.log(`  ${webhooks.retention}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(`Master key: fingerprint ${masterKey} (matches; keep a copy of the key off this machine)`);
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);

@@ -63,6 +63,10 @@ export const serveCommand: Command = new Command('serve')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
+  .addOption(new Option('--webhook-dead-retention <duration>', 'keep dead webhook deliveries (given up after 5 attempts) this long')
+    .env('PUNCHCARD_WEBHOOK_DEAD_RETENTION').default('30d'))
+  .addOption(new Option('--webhook-disable-after <duration>', 'disable a webhook when nothing has succeeded for this long (across 3+ failed deliveries)')
+    .env('PUNCHCARD_WEBHOOK_DISABLE_AFTER').default('5d'))
   .addOption(new Option('--replicate <url>', 'replicate the database with Litestream to this replica URL (file:///path, s3://bucket/path, …)').env('PUNCHCARD_REPLICATE_URL'))
   .addOption(new Option('--replicate-interval <duration>', 'how often Litestream ships new writes').env('PUNCHCARD_REPLICATE_INTERVAL').default('1s'))
   .addOption(new Option('--trusted-proxy <addresses>', 'comma-separated addresses of reverse proxies whose X-Forwarded-For names the client')
@@ -90,7 +94,10 @@ export const serveCommand: Command = new Command('serve')
       masterKey,
       demo: setting(command, 'demo', parseBoolean),
       logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
-      webhooks: { allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)! },
+      webhooks: {
+        allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
+        deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
+      },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
       connections: {

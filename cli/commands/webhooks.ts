@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { listDeliveries, replayDelivery, type DeliveryStatus } from '../../src/domain/deliveries.ts';
-import { enableWebhook, listWebhooks } from '../../src/domain/webhooks.ts';
+import { listDeliveries, replayDelivery, resendFailedSince, type DeliveryStatus } from '../../src/domain/deliveries.ts';
+import { enableWebhook, listWebhooks, webhookProject, webhookView, type Webhook } from '../../src/domain/webhooks.ts';
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
@@ -13,8 +13,19 @@ webhooksCommand.command('list')
   .action((options: { project: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const { webhooks } = listWebhooks(db, options.project);
     if (options.json) return printJson({ webhooks });
-    printTable(webhooks.map((w) => ({ ...w, events: w.events.join(','), state: w.isActive ? 'active' : w.failedAt ? 'FAILED' : 'paused' })),
-      ['id', 'url', 'events', 'state', 'failedAt', 'lastError']);
+    printTable(webhooks.map(row), ['id', 'url', 'events', 'state', 'failingSince', 'failedAt', 'lastError']);
+  }));
+
+const row = (w: Webhook) => ({ ...w, events: w.events.join(','), state: w.state === 'active' || w.state === 'paused' ? w.state : w.state.toUpperCase() });
+
+webhooksCommand.command('show')
+  .description('show one webhook: its state, since when it is failing, why it was disabled (never its secret)')
+  .argument('<webhookId>', 'whk_… id')
+  .option('--json', 'print JSON')
+  .action((webhookId: string, options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const webhook = webhookView(db, webhookProject(db, webhookId), webhookId);
+    if (options.json) return printJson(webhook);
+    for (const [name, value] of Object.entries(row(webhook))) console.log(`${name}: ${value ?? '-'}`);
   }));
 
 webhooksCommand.command('deliveries')
@@ -40,11 +51,31 @@ webhooksCommand.command('replay')
   }));
 
 webhooksCommand.command('enable')
-  .description('re-enable a failed or paused webhook: its held deliveries resume, new events are sent to it again')
+  .description('re-enable a disabled or paused webhook: its held deliveries resume, new events are sent to it again')
   .argument('<webhookId>', 'whk_… id')
+  .option('--resend-failed', 'also send again the deliveries that died while it was failing')
   .option('--json', 'print JSON')
-  .action((webhookId: string, options: { json?: boolean }, command: Command) => withStore(command, ({ db }) => {
-    const webhook = enableWebhook(db, webhookId, new Date());
+  .action((webhookId: string, options: { resendFailed?: boolean; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const webhook = enableWebhook(db, webhookId, new Date(), { resendFailed: options.resendFailed === true });
     if (options.json) return printJson(webhook);
     console.log(`Webhook ${webhook.id} (${webhook.url}) is active again.`);
+    const down = webhook.failedWhileDown;
+    if (down && down.resent > 0) console.log(`${down.resent} deliveries that failed while it was down (since ${down.since}) are pending again.`);
+    else if (down && down.deliveries > 0) {
+      console.log(`${down.deliveries} deliveries failed while it was down (since ${down.since}); send them again with:\n`
+        + `  punchcard webhooks resend-failed ${webhook.id} --since ${down.since}`);
+    }
+  }));
+
+webhooksCommand.command('resend-failed')
+  .description('send again the dead deliveries of a webhook created since a time (what failed while it was down)')
+  .argument('<webhookId>', 'whk_… id')
+  .requiredOption('--since <time>', 'ISO 8601 time, as `enable` printed it')
+  .option('--json', 'print JSON')
+  .action((webhookId: string, options: { since: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const since = new Date(options.since);
+    if (Number.isNaN(since.getTime())) throw new Error(`--since must be an ISO 8601 time (got "${options.since}")`);
+    const resent = resendFailedSince(db, webhookProject(db, webhookId), webhookId, since.toISOString(), new Date());
+    if (options.json) return printJson({ webhookId, resent });
+    console.log(`${resent} deliveries of ${webhookId} are pending again.`);
   }));

@@ -14,6 +14,10 @@ import { dropOrphanEvents } from './webhooks.ts';
 export const MAX_ATTEMPTS = 5;
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
 
+/** The defaults, as doctor states them (the CLI cannot know a running server's flags). */
+export const RETENTION_NOTE = 'Retention: delivered rows 7 days (serve --webhook-retention), dead rows 30 days (--webhook-dead-retention), '
+  + 'with their events; a webhook is disabled after 5 days without a success (--webhook-disable-after).';
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
 export interface ClaimedDelivery {
@@ -101,30 +105,67 @@ export function claimEndpointDeliveries(db: Db, webhookId: string, now: Date, le
   return lease(db, rows, leaseUntil);
 }
 
-export function recordDelivered(db: Db, deliveryId: number, httpStatus: number, now: Date): void {
+/** A success ends the endpoint's failure streak; resolves with whether there was one. */
+export function recordDelivered(db: Db, deliveryId: number, webhookId: string, httpStatus: number, now: Date): { recovered: boolean } {
   stmt(db, `UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status = ?, last_error = NULL,
     locked_until = NULL, delivered_at = ? WHERE id = ? AND status = 'pending'`).run(httpStatus, now.toISOString(), deliveryId);
+  const recovered = stmt(db, 'UPDATE webhooks SET failing_since = NULL, failed_deliveries = 0 WHERE id = ? AND failing_since IS NOT NULL')
+    .run(webhookId).changes > 0;
+  return { recovered };
+}
+
+export interface DisablePolicy {
+  /** Disable once nothing has succeeded for this long... */
+  disableAfterMs: number;
+  /** ...across at least this many failed deliveries. */
+  minFailedDeliveries: number;
+}
+
+export const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+export const DEFAULT_DISABLE_POLICY: DisablePolicy = { disableAfterMs: DEFAULT_DISABLE_AFTER_MS, minFailedDeliveries: 3 };
+
+export interface FailureEffect {
+  dead: boolean;
+  /** This failure began the endpoint's failure streak. */
+  startedFailing: boolean;
+  /** This failure disabled the endpoint: why, or null. */
+  disabled: string | null;
 }
 
 /**
- * Reschedules a failed attempt per the retry schedule; after the last one the delivery is dead and
- * its webhook is marked failed (inactive), so nothing more is sent to it until it is re-enabled.
+ * Reschedules a failed attempt per the retry schedule (after the last one the delivery is dead) and
+ * counts it against its endpoint. The endpoint is disabled on sustained failure, not on one bad
+ * delivery: when nothing has succeeded for `disableAfterMs` across several failed deliveries, or at
+ * once on 410 Gone (the receiver says the endpoint is gone for good).
  */
-export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: number | null; error: string }, now: Date): { dead: boolean } {
+export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: number | null; error: string }, now: Date,
+  policy: DisablePolicy = DEFAULT_DISABLE_POLICY): FailureEffect {
   return atomically(db, () => {
-    const row = stmt<{ public_id: string; webhook_id: string; attempts: number }>(db,
-      "SELECT public_id, webhook_id, attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").get(deliveryId);
-    if (!row) return { dead: false };
+    const row = stmt<{ webhook_id: string; attempts: number }>(db,
+      "SELECT webhook_id, attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").get(deliveryId);
+    if (!row) return { dead: false, startedFailing: false, disabled: null };
     const attempts = row.attempts + 1;
     const dead = attempts >= MAX_ATTEMPTS;
     const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts - 1]!);
     stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = ?, last_error = ?
       WHERE id = ?`).run(dead ? 'dead' : 'pending', attempts, runAt.toISOString(), failure.httpStatus, failure.error, deliveryId);
-    if (dead) {
-      stmt(db, 'UPDATE webhooks SET is_active = 0, failed_at = ?, last_error = ?, updated_at = ? WHERE id = ? AND is_active = 1').run(
-        now.toISOString(), `Delivery ${row.public_id} failed ${MAX_ATTEMPTS} times; last: ${failure.error}`, now.toISOString(), row.webhook_id);
+
+    const webhook = stmt<{ failing_since: string | null; failed_deliveries: number; is_active: number }>(db,
+      'SELECT failing_since, failed_deliveries, is_active FROM webhooks WHERE id = ?').get(row.webhook_id)!;
+    const startedFailing = webhook.failing_since === null;
+    const failingSince = webhook.failing_since ?? now.toISOString();
+    // A delivery counts once: on its first failed attempt (or the one that starts the streak).
+    const failedDeliveries = startedFailing ? 1 : webhook.failed_deliveries + (row.attempts === 0 ? 1 : 0);
+    const sustained = now.getTime() - Date.parse(failingSince) >= policy.disableAfterMs && failedDeliveries >= policy.minFailedDeliveries;
+    const disabled = webhook.is_active === 0 ? null
+      : failure.httpStatus === 410 ? 'the receiver answered 410 Gone'
+        : sustained ? `nothing delivered since ${failingSince} (${failedDeliveries} deliveries failed; last: ${failure.error})` : null;
+    stmt(db, 'UPDATE webhooks SET failing_since = ?, failed_deliveries = ? WHERE id = ?').run(failingSince, failedDeliveries, row.webhook_id);
+    if (disabled) {
+      stmt(db, 'UPDATE webhooks SET is_active = 0, failed_at = ?, last_error = ?, updated_at = ? WHERE id = ?')
+        .run(now.toISOString(), `Disabled: ${disabled}`, now.toISOString(), row.webhook_id);
     }
-    return { dead };
+    return { dead, startedFailing, disabled };
   });
 }
 
@@ -145,16 +186,34 @@ export function takeOverLeases(db: Db, now: Date): number {
     .run(now.toISOString()).changes;
 }
 
-/** Deletes up to `limit` delivered rows older than `before`, and events left without deliveries. */
-export function pruneDelivered(db: Db, before: Date, limit: number): number {
+/**
+ * Deletes up to `limit` delivered rows delivered before `deliveredBefore` and dead rows that died
+ * before `deadBefore`, and the events left without deliveries: one small transaction per call.
+ */
+export function pruneDeliveries(db: Db, { deliveredBefore, deadBefore }: { deliveredBefore: Date; deadBefore: Date }, limit: number): number {
   return atomically(db, () => {
-    const rows = stmt<{ id: number; event_id: number }>(db, `SELECT id, event_id FROM webhook_deliveries
-      WHERE status = 'delivered' AND delivered_at < ? ORDER BY delivered_at LIMIT ?`).all(before.toISOString(), limit);
+    const delivered = stmt<{ id: number; event_id: number }>(db, `SELECT id, event_id FROM webhook_deliveries
+      WHERE status = 'delivered' AND delivered_at < ? ORDER BY delivered_at LIMIT ?`).all(deliveredBefore.toISOString(), limit);
+    const dead = stmt<{ id: number; event_id: number }>(db, `SELECT id, event_id FROM webhook_deliveries
+      WHERE status = 'dead' AND run_at < ? ORDER BY run_at LIMIT ?`).all(deadBefore.toISOString(), limit - delivered.length);
+    const rows = [...delivered, ...dead];
     const remove = stmt(db, 'DELETE FROM webhook_deliveries WHERE id = ?');
     for (const row of rows) remove.run(row.id);
     dropOrphanEvents(db, [...new Set(rows.map((row) => row.event_id))]);
     return rows.length;
   });
+}
+
+/** Dead deliveries of a webhook created since `since` (while it was failing). */
+const FAILED_SINCE = `FROM webhook_deliveries WHERE project_id = ? AND status = 'dead' AND webhook_id = ? AND created_at >= ?`;
+
+export const countFailedSince = (db: Db, projectId: string, webhookId: string, since: string): number =>
+  stmt<number>(db, `SELECT count(*) ${FAILED_SINCE}`).pluck().get(projectId, webhookId, since)!;
+
+/** Sends the dead deliveries of a webhook created since `since` again, as replayDelivery does one. */
+export function resendFailedSince(db: Db, projectId: string, webhookId: string, since: string, now: Date): number {
+  return stmt(db, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, run_at = ?, locked_until = NULL, last_status = NULL,
+    last_error = NULL, delivered_at = NULL WHERE id IN (SELECT id ${FAILED_SINCE})`).run(now.toISOString(), projectId, webhookId, since).changes;
 }
 
 export interface Delivery {
@@ -227,12 +286,21 @@ export function replayDelivery(db: Db, publicId: string, now: Date): Delivery {
   });
 }
 
-/** For `punchcard doctor`: deliveries waiting, deliveries given up on, webhooks marked failed. */
-export function deliveryHealth(db: Db): { pendingDeliveries: number; deadDeliveries: number; failedWebhooks: number } {
+/** For `punchcard doctor`: deliveries waiting, deliveries given up on, webhooks failing and disabled. */
+export function deliveryHealth(db: Db): {
+  pendingDeliveries: number; deadDeliveries: number; failedWebhooks: number;
+  failing: { id: string; projectId: string; url: string; state: 'failing' | 'disabled'; failingSince: string | null; disabledAt: string | null }[];
+  retention: string;
+} {
   const count = (sql: string) => stmt<number>(db, sql).pluck().get()!;
+  const failing = stmt<{ id: string; project_id: string; url: string; is_active: number; failing_since: string | null; failed_at: string | null }>(db,
+    'SELECT id, project_id, url, is_active, failing_since, failed_at FROM webhooks WHERE failing_since IS NOT NULL OR failed_at IS NOT NULL ORDER BY id').all();
   return {
     pendingDeliveries: count("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'"),
     deadDeliveries: count("SELECT count(*) FROM webhook_deliveries WHERE status = 'dead'"),
     failedWebhooks: count('SELECT count(*) FROM webhooks WHERE failed_at IS NOT NULL'),
+    failing: failing.map((w) => ({ id: w.id, projectId: w.project_id, url: w.url, state: w.is_active ? 'failing' : 'disabled',
+      failingSince: w.failing_since, disabledAt: w.failed_at })),
+    retention: RETENTION_NOTE,
   };
 }

@@ -4,6 +4,7 @@ import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { conflict, notFound } from './errors.ts';
 import { newId } from './ids.ts';
+import { countFailedSince, resendFailedSince } from './deliveries.ts';
 import type { EventType } from './outbox.ts';
 import type { SecretBox } from './secrets.ts';
 import type { OutgoingEvent } from './webhook-signature.ts';
@@ -16,9 +17,13 @@ interface WebhookRow {
   secret: string;
   is_active: number;
   failed_at: string | null;
+  failing_since: string | null;
   last_error: string | null;
   created_at: string;
 }
+
+/** active: delivering; failing: active, nothing has succeeded since `failingSince`; disabled: by sustained failure; paused: by the shop. */
+export type WebhookState = 'active' | 'failing' | 'disabled' | 'paused';
 
 /** A webhook as the server API shows it (never its secret). */
 export interface Webhook {
@@ -26,9 +31,13 @@ export interface Webhook {
   url: string;
   events: EventType[];
   isActive: boolean;
+  state: WebhookState;
   createdAt: string;
-  /** When its deliveries last failed for good (it was then deactivated); null once re-enabled. */
+  /** When its current failure streak began (the last success before it, if any, was earlier); null while healthy. */
+  failingSince: string | null;
+  /** When it was disabled for sustained failure (or a 410 Gone); null once re-enabled. */
   failedAt: string | null;
+  /** Why it was disabled: a classified reason (`http_503`, `timeout`...), never what the receiver sent. */
   lastError: string | null;
 }
 
@@ -40,12 +49,14 @@ const toWebhook = (row: WebhookRow): Webhook => ({
   url: row.url,
   events: JSON.parse(row.events) as EventType[],
   isActive: row.is_active === 1,
+  state: row.is_active === 1 ? (row.failing_since ? 'failing' : 'active') : row.failed_at ? 'disabled' : 'paused',
   createdAt: row.created_at,
+  failingSince: row.failing_since,
   failedAt: row.failed_at,
   lastError: row.last_error,
 });
 
-const WEBHOOK_SELECT = 'SELECT id, project_id, url, events, secret, is_active, failed_at, last_error, created_at FROM webhooks';
+const WEBHOOK_SELECT = 'SELECT id, project_id, url, events, secret, is_active, failed_at, failing_since, last_error, created_at FROM webhooks';
 
 /**
  * A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. Receivers' libraries
@@ -94,31 +105,50 @@ export interface WebhookChanges {
   events?: EventType[] | undefined;
   /** true re-enables a failed or paused webhook: its held deliveries resume and it is sent new events again. */
   isActive?: boolean | undefined;
+  /** With isActive true: also send again the deliveries that died while it was failing. */
+  resendFailed?: boolean | undefined;
 }
 
-export function updateWebhook(db: Db, projectId: string, webhookId: string, changes: WebhookChanges, now: Date): Webhook {
+/** What re-enabling found: the deliveries that died while the webhook was failing, and how many were resent. */
+export interface Reenabled {
+  failedWhileDown?: { since: string; deliveries: number; resent: number };
+}
+
+export function updateWebhook(db: Db, projectId: string, webhookId: string, changes: WebhookChanges, now: Date): Webhook & Reenabled {
   return atomically(db, () => {
     const row = requireWebhook(db, projectId, webhookId);
     const isActive = changes.isActive ?? row.is_active === 1;
     const reenabled = changes.isActive === true;
-    stmt(db, `UPDATE webhooks SET url = ?, events = ?, is_active = ?, failed_at = ?, last_error = ?, updated_at = ? WHERE id = ?`).run(
+    // The failure window, read before re-enabling clears it: what died in it may be sent again.
+    const since = reenabled ? row.failing_since : null;
+    const deliveries = since ? countFailedSince(db, projectId, row.id, since) : 0;
+    const resent = since && changes.resendFailed ? resendFailedSince(db, projectId, row.id, since, now) : 0;
+    stmt(db, `UPDATE webhooks SET url = ?, events = ?, is_active = ?, failed_at = ?, last_error = ?, failing_since = ?,
+      failed_deliveries = CASE WHEN ? THEN 0 ELSE failed_deliveries END, updated_at = ? WHERE id = ?`).run(
       changes.url ?? row.url,
       changes.events ? uniqueEvents(changes.events) : row.events,
       isActive ? 1 : 0,
       reenabled ? null : row.failed_at,
       reenabled ? null : row.last_error,
+      reenabled ? null : row.failing_since,
+      reenabled ? 1 : 0,
       now.toISOString(),
       row.id,
     );
-    return webhookView(db, projectId, webhookId);
+    const view = webhookView(db, projectId, webhookId);
+    return since ? { ...view, failedWhileDown: { since, deliveries, resent } } : view;
   });
 }
 
 /** Re-enables a webhook by id alone (the operator's CLI, which knows no project). */
-export function enableWebhook(db: Db, webhookId: string, now: Date): Webhook {
+export function enableWebhook(db: Db, webhookId: string, now: Date, options: { resendFailed?: boolean } = {}): Webhook & Reenabled {
+  return updateWebhook(db, webhookProject(db, webhookId), webhookId, { isActive: true, resendFailed: options.resendFailed }, now);
+}
+
+export function webhookProject(db: Db, webhookId: string): string {
   const projectId = stmt<string>(db, 'SELECT project_id FROM webhooks WHERE id = ?').pluck().get(webhookId);
   if (projectId === undefined) throw notFound(`No webhook with id "${webhookId}"`);
-  return updateWebhook(db, projectId, webhookId, { isActive: true }, now);
+  return projectId;
 }
 
 /** A new secret, effective for every delivery from now on (including retries); shown only here. */

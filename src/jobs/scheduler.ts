@@ -2,13 +2,13 @@ import { Cron } from 'croner';
 import type { Clock } from '../domain/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/expiry.ts';
 import { addMs } from '../domain/clock.ts';
-import { pruneDelivered } from '../domain/deliveries.ts';
+import { pruneDeliveries } from '../domain/deliveries.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/idempotency.ts';
 import { LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../domain/leaderboard.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../log.ts';
-import { DEFAULT_RETENTION_MS } from './webhook-delivery.ts';
+import { DEFAULT_DEAD_RETENTION_MS, DEFAULT_RETENTION_MS } from './webhook-delivery.ts';
 
 /**
  * Runs `prune(limit)` one write (one short transaction through the group committer) at a time
@@ -24,9 +24,12 @@ async function inBatches(write: WriteRunner, prune: (limit: number) => number, b
   return removed;
 }
 
-/** Prunes delivered webhook rows older than the retention, a batch per transaction. */
-export const pruneWebhookDeliveries = (write: WriteRunner, db: Db, now: Date, retentionMs: number): Promise<number> =>
-  inBatches(write, (limit) => pruneDelivered(db, addMs(now, -retentionMs), limit), 1000);
+/** Prunes delivered and dead webhook rows older than their retentions (and their events), a batch per transaction. */
+export const pruneWebhookDeliveries = (write: WriteRunner, db: Db, now: Date, retentionMs: number,
+  deadRetentionMs = DEFAULT_DEAD_RETENTION_MS): Promise<number> => {
+  const cutoffs = { deliveredBefore: addMs(now, -retentionMs), deadBefore: addMs(now, -deadRetentionMs) };
+  return inBatches(write, (limit) => pruneDeliveries(db, cutoffs, limit), 1000);
+};
 
 /** Forgets idempotency keys past their 24 hours, PURGE_BATCH per transaction. */
 export const purgeExpiredIdempotencyKeys = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
@@ -45,7 +48,7 @@ export const pruneLeaderboardTotals = (write: WriteRunner, db: Db, now: Date): P
  * free-page maintenance every 10 seconds. `protect` skips a run while the previous one is still going.
  */
 export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Logger,
-  options: { retentionMs?: number | undefined; maintenance?: StorageMaintenance | null } = {}): { stop(): void } {
+  options: { retentionMs?: number | undefined; deadRetentionMs?: number | undefined; maintenance?: StorageMaintenance | null } = {}): { stop(): void } {
   const job = (pattern: string, name: string, run: () => Promise<void> | void) => new Cron(pattern, { protect: true }, async () => {
     try {
       await run();
@@ -62,8 +65,8 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
       await purgeExpiredIdempotencyKeys(write, db, clock());
     }),
     job('23 * * * *', 'webhook delivery prune', async () => {
-      const pruned = await pruneWebhookDeliveries(write, db, clock(), options.retentionMs ?? DEFAULT_RETENTION_MS);
-      if (pruned > 0) log.info(`webhook housekeeping: ${pruned} delivered rows pruned`);
+      const pruned = await pruneWebhookDeliveries(write, db, clock(), options.retentionMs ?? DEFAULT_RETENTION_MS, options.deadRetentionMs);
+      if (pruned > 0) log.info(`webhook housekeeping: ${pruned} delivered and dead rows pruned`);
     }),
     job('41 * * * *', 'leaderboard prune', async () => {
       const pruned = await pruneLeaderboardTotals(write, db, clock());

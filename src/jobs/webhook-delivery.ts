@@ -4,7 +4,8 @@ import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../domain/clock.ts';
 import {
-  activeWebhooks, claimEndpointDeliveries, dueCount, nextDueAt, recordDelivered, recordFailed, takeOverLeases, type ClaimedDelivery,
+  activeWebhooks, claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, dueCount, nextDueAt, recordDelivered, recordFailed,
+  takeOverLeases, type ClaimedDelivery, type DisablePolicy,
 } from '../domain/deliveries.ts';
 import type { WriteRunner } from '../domain/expiry.ts';
 import { onEnqueue } from '../domain/outbox.ts';
@@ -31,9 +32,19 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
   perEndpoint?: number;
   /** How long delivered rows (and their events) are kept before the hourly prune removes them. */
   retentionMs?: number;
+  /** How long dead deliveries (and their events) are kept. */
+  deadRetentionMs?: number;
+  /** An endpoint is disabled when nothing has succeeded for this long (across several failed deliveries). */
+  disableAfterMs?: number;
+  /** Where the runner's warnings go (tests listen here); the server's logger by default. */
+  log?: Logger;
 }
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_DEAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+const formatDuration = (ms: number) =>
+  ms % 86_400_000 === 0 ? `${ms / 86_400_000} days` : ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${Math.round(ms / 1000)} s`;
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 
@@ -178,7 +189,9 @@ type DeliveryJob = ClaimedDelivery & { key: string };
 
 /** The webhook delivery runner: the durable job table in src/domain/deliveries.ts, sent over HTTP. */
 export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: DeliveryOptions = {}): JobRunner<DeliveryJob, AttemptOutcome> {
-  const { db, box, write, clock, log, settings } = deps;
+  const { db, box, write, clock, settings } = deps;
+  const log = options.log ?? deps.log;
+  const policy: DisablePolicy = { ...DEFAULT_DISABLE_POLICY, disableAfterMs: options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS };
   // Opening a sealed secret per delivery showed up in profiles; a rotation seals a new value, so
   // keying by the sealed text never serves a stale secret.
   const secrets = new Map<string, string>();
@@ -223,9 +236,13 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     record(job, outcome, now) {
       if (outcome.success) proven.add(job.webhookId);
       else proven.delete(job.webhookId);
-      if (outcome.success) return recordDelivered(db, job.id, outcome.statusCode!, now);
-      const { dead } = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now);
-      if (dead) log.error(`webhook ${job.webhookId}: delivery ${job.publicId} failed ${job.attempts + 1} times (${outcome.error}); the webhook is now marked failed`);
+      if (outcome.success) {
+        if (recordDelivered(db, job.id, job.webhookId, outcome.statusCode!, now).recovered) log.info(`webhook ${job.webhookId}: delivering again`);
+        return;
+      }
+      const effect = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now, policy);
+      if (effect.startedFailing) log.warn(`webhook ${job.webhookId}: failing (${outcome.error}); it is disabled if nothing succeeds for ${formatDuration(policy.disableAfterMs)}`);
+      if (effect.disabled) log.warn(`webhook ${job.webhookId}: disabled, ${effect.disabled}; new events are not queued for it until it is re-enabled (punchcard webhooks enable ${job.webhookId})`);
     },
     nextDueAt: () => nextDueAt(db),
     takeOverLeases: (now) => takeOverLeases(db, now),

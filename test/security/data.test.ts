@@ -53,10 +53,11 @@ describe('erasure', () => {
       const award = await api.post(`/api/v1/members/${encodeURIComponent(email)}/points`,
         { amount: 5, description: `welcome ${email}`, metadata: { contact: email } }, { headers: { 'idempotency-key': 'award-ada' } });
       expect(award.status).toBe(200);
-      // Deliveries are attempted, fail, and keep the receiver's echo as their last error.
+      // Deliveries are attempted and fail; their last error is a status class, never the receiver's echo.
       await server.deliveries.runDue();
       const db = server.ctx.db;
-      expect(db.prepare("SELECT count(*) FROM webhook_deliveries WHERE last_error LIKE '%' || ? || '%'").pluck().get(email)).toBeGreaterThan(0);
+      expect(db.prepare("SELECT count(*) FROM webhook_deliveries WHERE last_error LIKE 'http_500%'").pluck().get()).toBeGreaterThan(0);
+      expect(db.prepare("SELECT count(*) FROM webhook_deliveries WHERE last_error LIKE '%' || ? || '%'").pluck().get(email)).toBe(0);
 
       const erased = await api.delete(`/api/v1/members/${encodeURIComponent(email)}`);
       expect(erased.status).toBe(200);

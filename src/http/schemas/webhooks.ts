@@ -13,6 +13,10 @@ const events = v.pipe(
 export const webhookCreateBody = v.strictObject({ url, events });
 
 export const webhookUpdateBody = v.pipe(
-  v.strictObject({ url: v.optional(url), events: v.optional(events), isActive: v.optional(v.boolean('must be true or false')) }),
+  v.strictObject({
+    url: v.optional(url), events: v.optional(events), isActive: v.optional(v.boolean('must be true or false')),
+    resendFailed: v.optional(v.boolean('must be true or false')),
+  }),
   v.check((body) => Object.keys(body).length > 0, 'must change at least one of url, events or isActive'),
+  v.check((body) => body.resendFailed === undefined || body.isActive === true, '"resendFailed" goes only with "isActive": true'),
 );
