@@ -26,11 +26,11 @@ const arg = (name: string, fallback: number) => {
 /** Child: a database with one endpoint and `backlog` deliveries waiting for it, then the server. */
 async function serve([db, masterKey, webhookUrl, backlogText, runner]: string[]): Promise<void> {
   const { startServer } = await import('../src/server.ts');
-  const { openStore } = await import('../src/store.ts');
-  const { createProject } = await import('../src/domain/projects.ts');
-  const { upsertMember } = await import('../src/domain/members.ts');
-  const { createWebhook } = await import('../src/domain/webhooks.ts');
-  const { emit } = await import('../src/domain/outbox.ts');
+  const { openStore } = await import('../src/db/store.ts');
+  const { createProject } = await import('../src/domain/project/projects.ts');
+  const { upsertMember } = await import('../src/domain/members/members.ts');
+  const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
+  const { emit } = await import('../src/domain/events/record-event.ts');
   const store = await openStore({ path: db!, masterKey });
   const now = new Date();
   const created = createProject(store.db, store.box, { name: 'Backlog' }, now);

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir } from '../src/db/migrations.ts';
-import { newId } from '../src/domain/ids.ts';
-import { adjustPoints } from '../src/domain/ledger.ts';
-import { upsertMember } from '../src/domain/members.ts';
-import { createProject } from '../src/domain/projects.ts';
-import { openStore } from '../src/store.ts';
+import { newId } from '../src/shared/ids.ts';
+import { adjustPoints } from '../src/domain/ledger/ledger.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
+import { createProject } from '../src/domain/project/projects.ts';
+import { openStore } from '../src/db/store.ts';
 import { BENCH_MASTER_KEY, checkpointedSize } from './dataset.ts';
 
 export interface BytesPerAward {

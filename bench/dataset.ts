@@ -15,8 +15,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrationsFromDir } from '../src/db/migrations.ts';
-import { createProject } from '../src/domain/projects.ts';
-import { openStore } from '../src/store.ts';
+import { createProject } from '../src/domain/project/projects.ts';
+import { openStore } from '../src/db/store.ts';
 
 /** Bench databases are throwaway: one fixed master key opens every one of them. */
 export const BENCH_MASTER_KEY = '00'.repeat(32);

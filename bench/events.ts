@@ -14,12 +14,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createItem } from '../src/domain/catalog.ts';
-import { quests } from '../src/domain/catalog/quests.ts';
-import { upsertMember } from '../src/domain/members.ts';
-import { createProject } from '../src/domain/projects.ts';
+import { createItem } from '../src/domain/catalog/catalog-items.ts';
+import { quests } from '../src/domain/catalog/quest-kind.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
+import { createProject } from '../src/domain/project/projects.ts';
 import { startServer } from '../src/server.ts';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/db/store.ts';
 
 const MEMBERS = 1000;
 const CONNECTIONS = 32;

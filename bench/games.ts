@@ -5,15 +5,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkLedger } from '../src/domain/audit.ts';
-import { createItem } from '../src/domain/catalog.ts';
-import { games } from '../src/domain/catalog/games.ts';
-import { playGame } from '../src/domain/games.ts';
-import { addToLeaderboards, leaderboard, memberRanks, PERIODS } from '../src/domain/leaderboard.ts';
-import { adjustPoints } from '../src/domain/ledger.ts';
-import { upsertMember } from '../src/domain/members.ts';
-import { createProject } from '../src/domain/projects.ts';
-import { openStore, type Store } from '../src/store.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { createItem } from '../src/domain/catalog/catalog-items.ts';
+import { games } from '../src/domain/catalog/game-kind.ts';
+import { playGame } from '../src/domain/games/play.ts';
+import { addToLeaderboards, leaderboard, memberRanks, PERIODS } from '../src/domain/leaderboard/leaderboard.ts';
+import { adjustPoints } from '../src/domain/ledger/ledger.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
+import { createProject } from '../src/domain/project/projects.ts';
+import { openStore, type Store } from '../src/db/store.ts';
 
 const { values } = parseArgs({
   options: { transactions: { type: 'string', default: '10000000' }, members: { type: 'string', default: '100000' }, plays: { type: 'string', default: '5000' } },

@@ -15,11 +15,11 @@
 import { rmSync } from 'node:fs';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Synchronous } from '../src/db/connection.ts';
-import { issueKey } from '../src/domain/keys.ts';
-import { adjustPoints } from '../src/domain/ledger.ts';
+import { issueKey } from '../src/domain/project/api-keys.ts';
+import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { join } from 'node:path';
 import { startServer } from '../src/server.ts';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/db/store.ts';
 import { exitWithParent, reply } from './child.ts';
 import { BENCH_MASTER_KEY } from './dataset.ts';
 

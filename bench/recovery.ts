@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/db/store.ts';
 import { processAlive, readStatusRecord } from '../src/replication/status.ts';
 import { punchcard, spawnServer } from '../test/helpers/cli.ts';
 import { client } from '../test/helpers/http.ts';

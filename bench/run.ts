@@ -17,7 +17,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { bytesPerAward, type BytesPerAward } from './bytes.ts';
 import { CACHE_DIR, checkpointedSize, ledgerDataset, searchDataset, searchProfile, type Dataset } from './dataset.ts';
 import { ask, cleanUp, PINNED, startChild, stopChild, tempDirs, unexpectedExits, type Child } from './processes.ts';

@@ -29,10 +29,10 @@ const arg = (name: string, fallback: number) => {
 /** Child: seeds the project and its webhook on first start, then serves until told to stop. */
 async function serve([db, masterKey, webhookUrl]: string[]): Promise<void> {
   const { startServer } = await import('../src/server.ts');
-  const { openStore } = await import('../src/store.ts');
-  const { createProject } = await import('../src/domain/projects.ts');
-  const { upsertMember } = await import('../src/domain/members.ts');
-  const { createWebhook } = await import('../src/domain/webhooks.ts');
+  const { openStore } = await import('../src/db/store.ts');
+  const { createProject } = await import('../src/domain/project/projects.ts');
+  const { upsertMember } = await import('../src/domain/members/members.ts');
+  const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
   let secretKey = process.env.SOAK_SECRET_KEY ?? '';
   if (!secretKey) {
     const store = await openStore({ path: db!, masterKey });

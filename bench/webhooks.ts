@@ -26,11 +26,11 @@ const RATES = [200, 500, 1000];
 /** Child: seeds a database, starts the real server on 127.0.0.1, prints {url, secretKey}. */
 async function serve([dir, webhookUrl, backlogArg, runnerArg]: string[]): Promise<void> {
   const { startServer } = await import('../src/server.ts');
-  const { openStore } = await import('../src/store.ts');
-  const { createProject } = await import('../src/domain/projects.ts');
-  const { upsertMember } = await import('../src/domain/members.ts');
-  const { createWebhook } = await import('../src/domain/webhooks.ts');
-  const { emit } = await import('../src/domain/outbox.ts');
+  const { openStore } = await import('../src/db/store.ts');
+  const { createProject } = await import('../src/domain/project/projects.ts');
+  const { upsertMember } = await import('../src/domain/members/members.ts');
+  const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
+  const { emit } = await import('../src/domain/events/record-event.ts');
   const db = join(dir!, 'bench.db');
   const masterKey = randomBytes(32).toString('hex');
   const store = await openStore({ path: db, masterKey });

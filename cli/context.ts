@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { stmt } from '../src/db/statements.ts';
-import { openStore, type Store } from '../src/store.ts';
+import { openStore, type Store } from '../src/db/store.ts';
 import { setting } from './options.ts';
 
 export const DEFAULT_DB = './data/punchcard.db';

@@ -1,9 +1,9 @@
 import type { Db } from '../src/db/connection.ts';
-import { findItemByKey } from '../src/domain/catalog.ts';
-import { quests } from '../src/domain/catalog/quests.ts';
-import { DAY_MS } from '../src/domain/clock.ts';
-import { findMember, upsertMember } from '../src/domain/members.ts';
-import { completeQuest, trackEvent } from '../src/domain/quests.ts';
+import { findItemByKey } from '../src/domain/catalog/catalog-items.ts';
+import { quests } from '../src/domain/catalog/quest-kind.ts';
+import { DAY_MS } from '../src/shared/clock.ts';
+import { findMember, upsertMember } from '../src/domain/members/members.ts';
+import { completeQuest, trackEvent } from '../src/domain/quests/quest-progress.ts';
 
 /**
  * A demo catalog showing every feature: all quest modes, every reward and game type, levels,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { AppError } from '../src/domain/errors.ts';
-import { rootPath } from '../src/root.ts';
+import { AppError } from '../src/shared/errors.ts';
+import { rootPath } from '../src/shared/root.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';

@@ -5,21 +5,22 @@ import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
 import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { lockForServer } from './db/server-lock.ts';
-import { systemClock, type Clock } from './domain/clock.ts';
-import { countRealProjects, createProject, type CreatedProject } from './domain/projects.ts';
-import { demoProject, NO_DEMO_PROJECT } from './domain/widget-demo.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+import { countRealProjects, createProject, type CreatedProject } from './domain/project/projects.ts';
+import { demoProject, NO_DEMO_PROJECT } from './domain/widget/widget-demo.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
-import { getSettings } from './domain/settings.ts';
+import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
-import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './jobs/webhook-delivery.ts';
-import { createLogger, type LogLevel } from './log.ts';
+import { webhookPruneJob } from './webhooks/housekeeping.ts';
+import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
+import { createLogger, type LogLevel } from './shared/log.ts';
 import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
 import type { Replication } from './replication/supervisor.ts';
-import { openStore, type Store } from './store.ts';
+import { openStore, type Store } from './db/store.ts';
 
 export interface ServeOptions {
   db: string;
@@ -153,7 +154,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   url = `http://${host}:${address.port}`;
-  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log, { ...options.webhooks, maintenance });
+  const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
+    { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../src/domain/keys.ts';
-import { randomBase62 } from '../src/domain/ids.ts';
+import { issueKey, revokeKey } from '../src/domain/project/api-keys.ts';
+import { randomBase62 } from '../src/shared/ids.ts';
 import { request, type ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 
@@ -187,7 +187,7 @@ describe('outside the authenticated API', () => {
 
 describe('revocation while the server runs', () => {
   it('takes effect on the next request, also when another process (the CLI) revokes', async () => {
-    const { openStore } = await import('../src/store.ts');
+    const { openStore } = await import('../src/db/store.ts');
     const { TEST_MASTER_KEY } = await import('./helpers/server.ts');
     const first = issueKey(server.ctx.db, { projectId: server.projectId, type: 'secret' }, server.clock.now());
     const second = issueKey(server.ctx.db, { projectId: server.projectId, type: 'secret' }, server.clock.now());

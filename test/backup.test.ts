@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertMember } from '../src/domain/members.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
 import { BIN } from './helpers/cli.ts';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from './helpers/server.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import type { ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;

@@ -56,7 +56,7 @@ describe('punchcard CLI', () => {
   });
 
   it('never builds at start: it runs the bundle as built, even with a source newer than it', () => {
-    const source = fileURLToPath(new URL('../src/root.ts', import.meta.url));
+    const source = fileURLToPath(new URL('../src/shared/root.ts', import.meta.url));
     const bundle = fileURLToPath(new URL('../dist/punchcard.mjs', import.meta.url));
     const built = statSync(bundle).mtimeMs;
     const edited = new Date(Math.max(Date.now(), built + 1000));

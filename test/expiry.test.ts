@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { DAY_MS } from '../src/domain/clock.ts';
-import { runExpiryPass } from '../src/domain/expiry.ts';
-import { updateProject } from '../src/domain/projects.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { DAY_MS } from '../src/shared/clock.ts';
+import { runExpiryPass } from '../src/domain/ledger/expiry.ts';
+import { updateProject } from '../src/domain/project/projects.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import type { Game } from '../src/domain/catalog/games.ts';
-import { animationFor, playGame, type Rng } from '../src/domain/games.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import type { Game } from '../src/domain/catalog/game-kind.ts';
+import { animationFor, playGame, type Rng } from '../src/domain/games/play.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS } from '../src/domain/clock.ts';
-import { once, purgeIdempotencyKeys } from '../src/domain/idempotency.ts';
+import { DAY_MS } from '../src/shared/clock.ts';
+import { once, purgeIdempotencyKeys } from '../src/domain/ledger/idempotency.ts';
 import { purgeExpiredIdempotencyKeys } from '../src/jobs/scheduler.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

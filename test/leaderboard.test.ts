@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { pruneLeaderboards } from '../src/domain/leaderboard.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
 import { pruneLeaderboardTotals } from '../src/jobs/scheduler.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 

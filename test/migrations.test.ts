@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir, migrationStatus, SchemaTooNewError, type Migration } from '../src/db/migrations.ts';
-import { checkLedger } from '../src/domain/audit.ts';
-import { leaderboard, memberRanks } from '../src/domain/leaderboard.ts';
-import { adjustPoints } from '../src/domain/ledger.ts';
-import { listMembers } from '../src/domain/members.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { leaderboard, memberRanks } from '../src/domain/leaderboard/leaderboard.ts';
+import { adjustPoints } from '../src/domain/ledger/ledger.ts';
+import { listMembers } from '../src/domain/members/members.ts';
 import { startServer } from '../src/server.ts';
 import { buildVersion1Database } from './helpers/fixture-0001.ts';
 import { client } from './helpers/http.ts';
@@ -162,7 +162,7 @@ describe('migrations', () => {
       const server = await startServer({ db: join(dir, 'punchcard.db'), port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY });
       db = openDatabase(join(dir, 'punchcard.db'));
       try {
-        const { issueKey } = await import('../src/domain/keys.ts');
+        const { issueKey } = await import('../src/domain/project/api-keys.ts');
         const api = client(server.url, issueKey(server.ctx.db, { projectId: built.projects[0]!, type: 'secret' }, new Date()).key);
         const shopper = built.members[0]!;
         const read = await api.get('/api/v1/members/shopper-0/points?history=true');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { MATCHING_QUESTS } from '../src/domain/quests.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { MATCHING_QUESTS } from '../src/domain/quests/quest-progress.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRate, TokenBuckets } from '../src/http/rate-limit.ts';
+import { parseRate } from '../src/shared/rates.ts';
+import { TokenBuckets } from '../src/http/rate-limit.ts';
 import { TestClock } from './helpers/server.ts';
 
 describe('token buckets', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { findMember } from '../src/domain/members.ts';
-import { convertReferral, regenerateReferralCode } from '../src/domain/referrals.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { findMember } from '../src/domain/members/members.ts';
+import { convertReferral, regenerateReferralCode } from '../src/domain/referrals/referrals.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 

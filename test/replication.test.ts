@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { processAlive, readStatusRecord, type ReplicationStatus } from '../src/replication/status.ts';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/db/store.ts';
 import { punchcard, punchcardJson, spawnServer } from './helpers/cli.ts';
 import { client } from './helpers/http.ts';
 import { TEST_MASTER_KEY } from './helpers/server.ts';

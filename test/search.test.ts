@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEARCH_COUNT_AHEAD, upsertMember } from '../src/domain/members.ts';
+import { SEARCH_COUNT_AHEAD, upsertMember } from '../src/domain/members/members.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;

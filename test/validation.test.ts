@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import type { RequestOptions } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../src/store.ts';
+import { openStore } from '../src/db/store.ts';
 import { spawnServer } from './helpers/cli.ts';
 import { client } from './helpers/http.ts';
 import { startReceiver } from './helpers/receiver.ts';

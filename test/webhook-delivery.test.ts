@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAIM_PLANS } from '../src/domain/deliveries.ts';
-import { pruneWebhookDeliveries } from '../src/jobs/scheduler.ts';
+import { CLAIM_PLANS } from '../src/webhooks/deliveries.ts';
+import { pruneWebhookDeliveries } from '../src/webhooks/housekeeping.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 

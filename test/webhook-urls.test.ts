@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemResolver, type Resolver } from '../src/domain/webhook-url.ts';
+import { systemResolver, type Resolver } from '../src/webhooks/url-policy.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordFailed } from '../src/domain/deliveries.ts';
-import { upsertMember } from '../src/domain/members.ts';
-import { createProject } from '../src/domain/projects.ts';
-import { createWebhook } from '../src/domain/webhooks.ts';
-import { openStore } from '../src/store.ts';
+import { recordFailed } from '../src/webhooks/deliveries.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
+import { createProject } from '../src/domain/project/projects.ts';
+import { createWebhook } from '../src/webhooks/subscriptions.ts';
+import { openStore } from '../src/db/store.ts';
 import { punchcard, punchcardJson } from './helpers/cli.ts';
 import { TEST_MASTER_KEY } from './helpers/server.ts';
 

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { adjustPoints } from '../src/domain/ledger.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { startReceiver, type Receiver, type Received } from './helpers/receiver.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
-import { issueKey, revokeKey } from '../src/domain/keys.ts';
-import { rotateWidgetSecret } from '../src/domain/projects.ts';
-import { DEFAULT_SETTINGS, FEATURES, LANGUAGES } from '../src/domain/settings.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { issueKey, revokeKey } from '../src/domain/project/api-keys.ts';
+import { rotateWidgetSecret } from '../src/domain/project/projects.ts';
+import { DEFAULT_SETTINGS, FEATURES, LANGUAGES } from '../src/domain/project/settings.ts';
 import { client, type ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient, widgetHeader, type WidgetSigner } from './helpers/widget.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { startTestServer, type TestProject, type TestServer } from './helpers/server.ts';
 
 // The widget in a real headless Chromium (Debian's /usr/bin/chromium; .ci/run installs it),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkLedger } from '../src/domain/audit.ts';
+import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient, type WidgetSigner } from './helpers/widget.ts';
 

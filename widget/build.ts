@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { rootPath } from '../src/root.ts';
+import { rootPath } from '../src/shared/root.ts';
 
 export interface WidgetBundle {
   code: Buffer;

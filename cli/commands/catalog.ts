@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { archiveItem, createItem, listItems, updateItem, type CatalogItem, type CatalogKind, type ColumnType } from '../../src/domain/catalog.ts';
+import { archiveItem, createItem, listItems, updateItem, type CatalogItem, type CatalogKind, type ColumnType } from '../../src/domain/catalog/catalog-items.ts';
 import { validate } from '../../src/http/request.ts';
-import { CATALOGS } from '../../src/http/schemas/catalog.ts';
+import { CATALOGS } from '../../src/schemas/catalog.ts';
 import { withStore } from '../context.ts';
 import { printJson, printTable } from '../output.ts';
 

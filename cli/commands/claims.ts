@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { drawRaffle, fulfilClaim, FULFILMENT_STATUSES, listClaims } from '../../src/domain/rewards.ts';
+import { drawRaffle, fulfilClaim, FULFILMENT_STATUSES, listClaims } from '../../src/domain/rewards/claims.ts';
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 

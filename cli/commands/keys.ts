@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { issueKey, listKeys, revokeKey, type KeyType } from '../../src/domain/keys.ts';
+import { issueKey, listKeys, revokeKey, type KeyType } from '../../src/domain/project/api-keys.ts';
 import { dbPath, withStore } from '../context.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { parseDuration, printJson, printTable } from '../output.ts';

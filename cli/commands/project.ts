@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { getSettings, projectView, updateSettings } from '../../src/domain/settings.ts';
+import { getSettings, projectView, updateSettings } from '../../src/domain/project/settings.ts';
 import { validate } from '../../src/http/request.ts';
-import { projectPatchBody } from '../../src/http/schemas/project.ts';
+import { projectPatchBody } from '../../src/schemas/project.ts';
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printSummary } from '../output.ts';
 import { readJsonFile } from './catalog.ts';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { createProject, listProjects, rotateWidgetSecret, updateProject } from '../../src/domain/projects.ts';
+import { createProject, listProjects, rotateWidgetSecret, updateProject } from '../../src/domain/project/projects.ts';
 import { dbPath, withStore } from '../context.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
-import type { CreatedProject } from '../../src/domain/projects.ts';
+import type { CreatedProject } from '../../src/domain/project/projects.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/http/guard.ts';
-import { parseRate } from '../../src/http/rate-limit.ts';
-import { parseMasterKey } from '../../src/domain/secrets.ts';
+import { parseRate } from '../../src/shared/rates.ts';
+import { parseMasterKey } from '../../src/shared/secrets.ts';
 import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
 import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';

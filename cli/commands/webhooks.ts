@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
-import { listDeliveries, replayDelivery, resendFailedSince, type DeliveryStatus } from '../../src/domain/deliveries.ts';
-import { enableWebhook, listWebhooks, webhookProject, webhookView, type Webhook } from '../../src/domain/webhooks.ts';
+import { listDeliveries, replayDelivery, resendFailedSince, type DeliveryStatus } from '../../src/webhooks/deliveries.ts';
+import { enableWebhook, listWebhooks, webhookProject, webhookView, type Webhook } from '../../src/webhooks/subscriptions.ts';
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 

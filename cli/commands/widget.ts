@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { badRequest } from '../../src/domain/errors.ts';
-import { getSettings } from '../../src/domain/settings.ts';
-import { signWidgetSession } from '../../src/domain/widget-auth.ts';
+import { badRequest } from '../../src/shared/errors.ts';
+import { getSettings } from '../../src/domain/project/settings.ts';
+import { signWidgetSession } from '../../src/domain/widget/widget-auth.ts';
 import { validate } from '../../src/http/request.ts';
-import { widgetMember } from '../../src/http/schemas/widget.ts';
+import { widgetMember } from '../../src/schemas/widget.ts';
 import { buildWidget, describeSize } from '../../widget/build.ts';
 import { withStore } from '../context.ts';
 import { printJson } from '../output.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { rootPath } from '../root.ts';
+import { rootPath } from '../shared/root.ts';
 import type { Db } from './connection.ts';
 import { atomically } from './transaction.ts';
 

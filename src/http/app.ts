@@ -1,6 +1,6 @@
 import { H3, type H3Event } from 'h3';
 import type { AppContext } from './context.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../shared/errors.ts';
 import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { mountServerApi } from './v1/index.ts';

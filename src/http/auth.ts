@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3';
-import { AppError } from '../domain/errors.ts';
-import { authenticateKey, type AuthenticatedKey } from '../domain/keys.ts';
+import { AppError } from '../shared/errors.ts';
+import { authenticateKey, type AuthenticatedKey } from '../domain/project/api-keys.ts';
 import type { AppContext } from './context.ts';
 
 /** The key from `Authorization: Bearer …`, or else `X-API-Key`. */

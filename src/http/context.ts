@@ -1,8 +1,8 @@
 import type { Db } from '../db/connection.ts';
-import type { Clock } from '../domain/clock.ts';
-import type { SecretBox } from '../domain/secrets.ts';
-import type { WebhookSettings } from '../jobs/webhook-delivery.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { SecretBox } from '../shared/secrets.ts';
+import type { WebhookSettings } from '../webhooks/dispatcher.ts';
+import type { Logger } from '../shared/log.ts';
 import type { Guard } from './guard.ts';
 import type { ReplicationStatus } from '../replication/status.ts';
 

@@ -1,7 +1,7 @@
 import { HTTPError, type H3, type HTTPMethod } from 'h3';
 import { StorageError } from '../db/group-commit.ts';
-import { AppError } from '../domain/errors.ts';
-import type { Logger } from '../log.ts';
+import { AppError } from '../shared/errors.ts';
+import type { Logger } from '../shared/log.ts';
 
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',

@@ -1,10 +1,11 @@
 import { isIP } from 'node:net';
 import type { H3Event } from 'h3';
-import type { Clock } from '../domain/clock.ts';
-import { AppError } from '../domain/errors.ts';
-import type { ProjectRateLimits } from '../domain/settings.ts';
-import type { Logger } from '../log.ts';
-import { parseRate, TokenBuckets, type Rate } from './rate-limit.ts';
+import type { Clock } from '../shared/clock.ts';
+import { AppError } from '../shared/errors.ts';
+import type { ProjectRateLimits } from '../domain/project/settings.ts';
+import type { Logger } from '../shared/log.ts';
+import { parseRate, type Rate } from '../shared/rates.ts';
+import { TokenBuckets } from './rate-limit.ts';
 
 /** Every rate limit, written as rates (`600/min`, `off`). The first four a project may override. */
 export interface RateLimitSettings {

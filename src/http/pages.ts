@@ -5,11 +5,11 @@ import { Marked } from 'marked';
 import { widgetBundle } from '../../widget/build.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
-import { notFound } from '../domain/errors.ts';
-import { referralLanding } from '../domain/referrals.ts';
-import { demoProject } from '../domain/widget-demo.ts';
-import { rootPath } from '../root.ts';
-import { signWidgetSession } from '../domain/widget-auth.ts';
+import { notFound } from '../shared/errors.ts';
+import { referralLanding } from '../domain/referrals/referrals.ts';
+import { demoProject } from '../domain/widget/widget-demo.ts';
+import { rootPath } from '../shared/root.ts';
+import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
 
 const DOCS_DIR = rootPath('docs/');

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { assertBodySize, getQuery, getRouterParams, type H3Event } from 'h3';
 import * as v from 'valibot';
-import { AppError, badRequest } from '../domain/errors.ts';
+import { AppError, badRequest } from '../shared/errors.ts';
 
 /** Bodies above this are refused with 413 before they are fully read; every route's JSON fits in it. */
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,7 +1,7 @@
-import type { Clock } from '../domain/clock.ts';
-import type { WriteRunner } from '../domain/expiry.ts';
-import { addMs } from '../domain/clock.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../shared/clock.ts';
+import type { WriteRunner } from '../domain/ledger/expiry.ts';
+import { addMs } from '../shared/clock.ts';
+import type { Logger } from '../shared/log.ts';
 
 /** A job leased from a durable table; `key` groups jobs that share a concurrency limit (an endpoint). */
 export interface Job {

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync }
 import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
-import { checkLedger } from '../domain/audit.ts';
+import { checkLedger } from '../domain/ledger/audit.ts';
 import { serverRunning } from '../db/server-lock.ts';
-import { checkMasterKey } from '../store.ts';
+import { checkMasterKey } from '../db/store.ts';
 import { configArgs, findLitestream, litestreamMetaDir, litestreamSaid, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { readStatusRecord } from './status.ts';
 

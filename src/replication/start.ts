@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../shared/log.ts';
 import { configArgs, findLitestream, litestreamSaid, litestreamVersion, redactReplicaUrl, writeLitestreamConfig } from './litestream.ts';
 import { superviseLitestream, type Replication } from './supervisor.ts';
 import type { StatusRecord } from './status.ts';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../log.ts';
-import { ROOT_URL } from '../root.ts';
+import type { Logger } from '../shared/log.ts';
+import { ROOT_URL } from '../shared/root.ts';
 import { configArgs, redactReplicaUrl } from './litestream.ts';
 import { describeReplication, writeStatusRecord, type ReplicationState, type ReplicationStatus, type StatusRecord } from './status.ts';
 import type { RelayData, RelayMessage } from './relay.ts';

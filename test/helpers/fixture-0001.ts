@@ -1,6 +1,6 @@
 import type { Db } from '../../src/db/connection.ts';
 import { migrate, migrationsFromDir } from '../../src/db/migrations.ts';
-import { newId } from '../../src/domain/ids.ts';
+import { newId } from '../../src/shared/ids.ts';
 
 /**
  * Builds a database at schema version 1 holding what the code of that version wrote: text

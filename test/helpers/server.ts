@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProject, type CreatedProject } from '../../src/domain/projects.ts';
-import { createDemoProject } from '../../src/domain/widget-demo.ts';
-import { openStore } from '../../src/store.ts';
+import { createProject, type CreatedProject } from '../../src/domain/project/projects.ts';
+import { createDemoProject } from '../../src/domain/widget/widget-demo.ts';
+import { openStore } from '../../src/db/store.ts';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server.ts';
 import { client } from './http.ts';
 

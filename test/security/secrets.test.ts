@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../src/domain/keys.ts';
-import { createProject, rotateWidgetSecret } from '../../src/domain/projects.ts';
-import { keyFingerprint, SecretBox } from '../../src/domain/secrets.ts';
-import { openStore } from '../../src/store.ts';
+import { issueKey } from '../../src/domain/project/api-keys.ts';
+import { createProject, rotateWidgetSecret } from '../../src/domain/project/projects.ts';
+import { keyFingerprint, SecretBox } from '../../src/shared/secrets.ts';
+import { openStore } from '../../src/db/store.ts';
 import { client } from '../helpers/http.ts';
 import { startTestServer, TEST_MASTER_KEY, type TestServer } from '../helpers/server.ts';
 

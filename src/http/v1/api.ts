@@ -1,12 +1,12 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
 import * as v from 'valibot';
-import { badRequest } from '../../domain/errors.ts';
-import { once, requestFingerprint, type StoredResponse } from '../../domain/idempotency.ts';
-import type { AuthenticatedKey } from '../../domain/keys.ts';
+import { badRequest } from '../../shared/errors.ts';
+import { once, requestFingerprint, type StoredResponse } from '../../domain/ledger/idempotency.ts';
+import type { AuthenticatedKey } from '../../domain/project/api-keys.ts';
 import { requireSecretKey } from '../auth.ts';
 import type { AppContext } from '../context.ts';
 import { refuseOtherMethods } from '../errors.ts';
-import { idempotencyKey } from '../schemas/common.ts';
+import { idempotencyKey } from '../../schemas/common.ts';
 
 export type Handler = (event: H3Event, key: AuthenticatedKey, now: Date) => unknown;
 

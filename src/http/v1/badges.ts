@@ -1,6 +1,6 @@
-import { awardBadge, listMemberBadges, removeBadge } from '../../domain/badges.ts';
+import { awardBadge, listMemberBadges, removeBadge } from '../../domain/badges/member-badges.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { memberBadgeBody } from '../schemas/quests.ts';
+import { memberBadgeBody } from '../../schemas/quests.ts';
 import { created, mutate, ok, type ServerApi } from './api.ts';
 
 export function badgeRoutes({ route, ctx }: ServerApi): void {

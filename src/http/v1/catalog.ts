@@ -1,7 +1,7 @@
-import { archiveItem, createItem, getItem, listItems, updateItem } from '../../domain/catalog.ts';
+import { archiveItem, createItem, getItem, listItems, updateItem } from '../../domain/catalog/catalog-items.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
-import { CATALOGS, catalogListQuery } from '../schemas/catalog.ts';
-import { emptyBody } from '../schemas/common.ts';
+import { CATALOGS, catalogListQuery } from '../../schemas/catalog.ts';
+import { emptyBody } from '../../schemas/common.ts';
 import { created, mutate, ok, type ServerApi } from './api.ts';
 
 /**

@@ -1,7 +1,7 @@
-import { checkinStatus, performCheckin } from '../../domain/checkin.ts';
-import { playGame } from '../../domain/games.ts';
+import { checkinStatus, performCheckin } from '../../domain/games/checkin.ts';
+import { playGame } from '../../domain/games/play.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
-import { gameMemberBody, gameMemberQuery } from '../schemas/games.ts';
+import { gameMemberBody, gameMemberQuery } from '../../schemas/games.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 /** Playing games and daily check-ins for a member (operators, kiosks, tests); the widget calls the same functions. */

@@ -1,6 +1,6 @@
-import { leaderboard, memberRanks } from '../../domain/leaderboard.ts';
+import { leaderboard, memberRanks } from '../../domain/leaderboard/leaderboard.ts';
 import { pathParam, readQuery } from '../request.ts';
-import { leaderboardQuery, memberRankQuery } from '../schemas/leaderboard.ts';
+import { leaderboardQuery, memberRankQuery } from '../../schemas/leaderboard.ts';
 import type { ServerApi } from './api.ts';
 
 export function leaderboardRoutes({ route, ctx }: ServerApi): void {

@@ -1,8 +1,8 @@
-import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../../domain/members.ts';
-import { eraseMember, exportMember } from '../../domain/privacy.ts';
+import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../../domain/members/members.ts';
+import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
-import { emptyBody } from '../schemas/common.ts';
-import { memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../schemas/members.ts';
+import { emptyBody } from '../../schemas/common.ts';
+import { memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function memberRoutes({ route, ctx }: ServerApi): void {

@@ -1,6 +1,6 @@
-import { adjustPoints, pointsSummary } from '../../domain/ledger.ts';
+import { adjustPoints, pointsSummary } from '../../domain/ledger/ledger.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
-import { pointsBody, pointsQuery } from '../schemas/points.ts';
+import { pointsBody, pointsQuery } from '../../schemas/points.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function pointRoutes({ route, ctx }: ServerApi): void {

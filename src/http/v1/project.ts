@@ -1,6 +1,6 @@
-import { projectView, updateSettings } from '../../domain/settings.ts';
+import { projectView, updateSettings } from '../../domain/project/settings.ts';
 import { readJson, validate } from '../request.ts';
-import { projectPatchBody } from '../schemas/project.ts';
+import { projectPatchBody } from '../../schemas/project.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 /** The calling key's project and its settings (name, time zone, expiry, bonuses, referrals, sharing, widget). */

@@ -1,6 +1,6 @@
-import { redeemPromoCode } from '../../domain/promo.ts';
+import { redeemPromoCode } from '../../domain/promo/redeem-promo.ts';
 import { readJson, validate } from '../request.ts';
-import { promoRedeemBody } from '../schemas/promo.ts';
+import { promoRedeemBody } from '../../schemas/promo.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function promoRoutes({ route, ctx }: ServerApi): void {

@@ -1,6 +1,6 @@
-import { completeQuest, progressQuest, trackEvent } from '../../domain/quests.ts';
+import { completeQuest, progressQuest, trackEvent } from '../../domain/quests/quest-progress.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { eventBody, questCompleteBody, questProgressBody } from '../schemas/quests.ts';
+import { eventBody, questCompleteBody, questProgressBody } from '../../schemas/quests.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function questRoutes({ route, ctx }: ServerApi): void {

@@ -1,6 +1,6 @@
-import { applyReferral, referralStats } from '../../domain/referrals.ts';
+import { applyReferral, referralStats } from '../../domain/referrals/referrals.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { referralApplyBody } from '../schemas/referrals.ts';
+import { referralApplyBody } from '../../schemas/referrals.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function referralRoutes({ route, ctx }: ServerApi): void {

@@ -1,6 +1,6 @@
-import { memberClaims, memberRewards, redeemReward } from '../../domain/rewards.ts';
+import { memberClaims, memberRewards, redeemReward } from '../../domain/rewards/claims.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { redeemBody } from '../schemas/rewards.ts';
+import { redeemBody } from '../../schemas/rewards.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 export function rewardRoutes({ route, ctx }: ServerApi): void {

@@ -1,7 +1,7 @@
-import { recordShare, shareStatus } from '../../domain/share.ts';
+import { recordShare, shareStatus } from '../../domain/share/share.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
-import { emptyBody } from '../schemas/common.ts';
-import { shareBody } from '../schemas/share.ts';
+import { emptyBody } from '../../schemas/common.ts';
+import { shareBody } from '../../schemas/share.ts';
 import { mutate, ok, type ServerApi } from './api.ts';
 
 /** A member's social shares (operators, tests); the widget calls the same functions. */

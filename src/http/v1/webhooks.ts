@@ -1,14 +1,14 @@
 import type { H3Event } from 'h3';
 import {
   createWebhook, deleteWebhook, listWebhooks, requireWebhook, rotateWebhookSecret, testEvent, updateWebhook, webhookSecret, webhookView,
-} from '../../domain/webhooks.ts';
-import { checkWebhookUrl } from '../../domain/webhook-url.ts';
-import { signMessage } from '../../domain/webhook-signature.ts';
-import { attemptDelivery } from '../../jobs/webhook-delivery.ts';
-import { badRequest } from '../../domain/errors.ts';
+} from '../../webhooks/subscriptions.ts';
+import { checkWebhookUrl } from '../../webhooks/url-policy.ts';
+import { signMessage } from '../../webhooks/signing.ts';
+import { attemptDelivery } from '../../webhooks/dispatcher.ts';
+import { badRequest } from '../../shared/errors.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { emptyBody } from '../schemas/common.ts';
-import { webhookCreateBody, webhookUpdateBody } from '../schemas/webhooks.ts';
+import { emptyBody } from '../../schemas/common.ts';
+import { webhookCreateBody, webhookUpdateBody } from '../../schemas/webhooks.ts';
 import { created, mutate, ok, type ServerApi } from './api.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
-import { AppError, notFound } from '../../domain/errors.ts';
-import { originAllowed, originNotAllowed, requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget-config.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
+import { originAllowed, originNotAllowed, requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget/widget-config.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
 import { requireWidgetSession, type WidgetSession } from './auth.ts';

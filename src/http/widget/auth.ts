@@ -1,11 +1,11 @@
 import type { H3Event } from 'h3';
 import * as v from 'valibot';
-import { badRequest } from '../../domain/errors.ts';
-import type { MemberProfile } from '../../domain/members.ts';
-import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget-auth.ts';
+import { badRequest } from '../../shared/errors.ts';
+import type { MemberProfile } from '../../domain/members/members.ts';
+import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget/widget-auth.ts';
 import type { AppContext } from '../context.ts';
 import { validate } from '../request.ts';
-import { widgetAuthClaims, widgetMember } from '../schemas/widget.ts';
+import { widgetAuthClaims, widgetMember } from '../../schemas/widget.ts';
 
 export interface WidgetSession extends WidgetIdentity {
   /** Profile fields the shop's server signed (`member`), applied by init; empty when none were signed. */

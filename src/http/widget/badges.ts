@@ -1,4 +1,4 @@
-import { memberBadgeBoard } from '../../domain/badges.ts';
+import { memberBadgeBoard } from '../../domain/badges/member-badges.ts';
 import type { WidgetApi } from './api.ts';
 
 /** The member's badges: earned (with awardedAt) and still to earn. */

@@ -1,8 +1,8 @@
-import { checkinStatus, performCheckin } from '../../domain/checkin.ts';
-import { playableGames, playGame } from '../../domain/games.ts';
-import { requireFeature } from '../../domain/widget-config.ts';
+import { checkinStatus, performCheckin } from '../../domain/games/checkin.ts';
+import { playableGames, playGame } from '../../domain/games/play.ts';
+import { requireFeature } from '../../domain/widget/widget-config.ts';
 import { pathParam, readJson, validate } from '../request.ts';
-import { emptyBody } from '../schemas/common.ts';
+import { emptyBody } from '../../schemas/common.ts';
 import type { WidgetApi } from './api.ts';
 
 /** Games and the daily check-in: `games` and `checkin` are separate features, so each shows only its own kind. */

@@ -1,6 +1,6 @@
-import { widgetHistory } from '../../domain/widget.ts';
+import { widgetHistory } from '../../domain/widget/widget-views.ts';
 import { readQuery } from '../request.ts';
-import { widgetHistoryQuery } from '../schemas/widget.ts';
+import { widgetHistoryQuery } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
 export function historyRoutes({ route, ctx }: WidgetApi): void {

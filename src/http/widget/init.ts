@@ -1,6 +1,6 @@
-import { initAnswer, initNeedsWrite, initWidgetMember } from '../../domain/widget.ts';
+import { initAnswer, initNeedsWrite, initWidgetMember } from '../../domain/widget/widget-views.ts';
 import { readJson, validate } from '../request.ts';
-import { widgetInitBody } from '../schemas/widget.ts';
+import { widgetInitBody } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
 export function initRoutes({ route, ctx }: WidgetApi): void {

@@ -1,6 +1,6 @@
-import { memberLeaderboard } from '../../domain/leaderboard.ts';
+import { memberLeaderboard } from '../../domain/leaderboard/leaderboard.ts';
 import { readQuery } from '../request.ts';
-import { leaderboardQuery } from '../schemas/leaderboard.ts';
+import { leaderboardQuery } from '../../schemas/leaderboard.ts';
 import type { WidgetApi } from './api.ts';
 
 /** The top of the period (`period`, `limit` as in the server API) and the member's own rank. */

@@ -1,7 +1,7 @@
-import { requireMember } from '../../domain/members.ts';
-import { toWidgetProfile, updateWidgetProfile } from '../../domain/widget.ts';
+import { requireMember } from '../../domain/members/members.ts';
+import { toWidgetProfile, updateWidgetProfile } from '../../domain/widget/widget-views.ts';
 import { readJson, validate } from '../request.ts';
-import { widgetProfileBody } from '../schemas/widget.ts';
+import { widgetProfileBody } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
 export function profileRoutes({ route, ctx }: WidgetApi): void {

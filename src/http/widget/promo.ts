@@ -1,6 +1,6 @@
-import { redeemPromoCode } from '../../domain/promo.ts';
+import { redeemPromoCode } from '../../domain/promo/redeem-promo.ts';
 import { readJson, validate } from '../request.ts';
-import { widgetPromoBody } from '../schemas/widget.ts';
+import { widgetPromoBody } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
 /** Promo-code entry: `{success, pointsAwarded, message}`, plus the claim a REWARD code gave and the new balance. */

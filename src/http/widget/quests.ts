@@ -1,4 +1,4 @@
-import { memberQuestBoard } from '../../domain/quests.ts';
+import { memberQuestBoard } from '../../domain/quests/quest-progress.ts';
 import type { WidgetApi } from './api.ts';
 
 /** The quests that apply now, each with the member's progress. */

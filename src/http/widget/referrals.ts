@@ -1,6 +1,6 @@
-import { referralStats, regenerateReferralCode } from '../../domain/referrals.ts';
+import { referralStats, regenerateReferralCode } from '../../domain/referrals/referrals.ts';
 import { readJson, validate } from '../request.ts';
-import { emptyBody } from '../schemas/common.ts';
+import { emptyBody } from '../../schemas/common.ts';
 import type { WidgetApi } from './api.ts';
 
 /** The member's referral code, link and results; both routes may create the code, so both write. */

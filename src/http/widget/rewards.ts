@@ -1,6 +1,6 @@
-import { memberRewards, redeemReward } from '../../domain/rewards.ts';
+import { memberRewards, redeemReward } from '../../domain/rewards/claims.ts';
 import { readJson, validate } from '../request.ts';
-import { widgetClaimBody } from '../schemas/widget.ts';
+import { widgetClaimBody } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
 /** The rewards as the member sees them, and claiming one (the coupon code, if any, is in the claim). */

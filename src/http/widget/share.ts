@@ -1,6 +1,6 @@
-import { recordShare, shareStatus } from '../../domain/share.ts';
+import { recordShare, shareStatus } from '../../domain/share/share.ts';
 import { readJson, validate } from '../request.ts';
-import { shareBody } from '../schemas/share.ts';
+import { shareBody } from '../../schemas/share.ts';
 import type { WidgetApi } from './api.ts';
 
 /** What sharing pays and whether the member may share now; a share the widget reports is paid within the limits. */

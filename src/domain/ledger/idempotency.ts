@@ -1,0 +1,112 @@
+import type { Db } from '../../db/connection.ts';
+import { stmt } from '../../db/statements.ts';
+import { DAY_MS } from '../../shared/clock.ts';
+import { conflict } from '../../shared/errors.ts';
+import { transactionByRowId, type Transaction } from './ledger.ts';
+import { levelFor } from '../levels/member-level.ts';
+import { findMember, memberById, toMember, type Member } from '../members/members.ts';
+import { sha256Hex } from '../../shared/secrets.ts';
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  /**
+   * 'award': the body is an award's `{transaction, member}`; the key then stores a reference to the
+   * ledger row and the member's counters instead of a copy (migrations/0013).
+   */
+  storeAs?: 'award';
+}
+
+/** A key is honoured for 24 hours. */
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
+
+/** JSON with object keys sorted, so the same body always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export const requestFingerprint = (method: string, path: string, body: unknown) =>
+  sha256Hex(`${method} ${path}\n${canonical(body)}`);
+
+/** 128 bits of the SHA-256 are plenty to tell two requests under one key apart. */
+const storedFingerprint = (fingerprint: string) => Buffer.from(fingerprint, 'hex').subarray(0, 16);
+
+interface KeyRow {
+  fingerprint: Buffer;
+  status: number;
+  body: string | null;
+  transaction_id: number | null;
+  counters: string | null;
+}
+
+type Award = { transaction: Transaction; member: Member };
+
+/**
+ * The award's answer rebuilt from its ledger row: the transaction as recorded, the member's balance
+ * after it and the counters stored with the key; the profile as it is now (so an erased member's
+ * replay shows nothing erased).
+ */
+function replayAward(db: Db, transactionId: number, counters: string): Award {
+  const { transaction, memberId } = transactionByRowId(db, transactionId)!;
+  const row = memberById(db, memberId);
+  const [totalPointsEarned, currentStreak, longestStreak] = JSON.parse(counters) as [number, number, number];
+  return {
+    transaction,
+    member: { ...toMember(db, row), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(db, row.project_id, totalPointsEarned) },
+  };
+}
+
+/** The award's ledger row: the newest rows of its member, walked from the end of the member's index. */
+function awardRowId(db: Db, projectId: string, award: Award): number {
+  const member = findMember(db, projectId, award.member.externalId)!;
+  return stmt<number>(db, 'SELECT id FROM transactions WHERE member_id = ? AND public_id = ? ORDER BY id DESC LIMIT 1').pluck()
+    .get(member.id, award.transaction.id)!;
+}
+
+/**
+ * Runs `perform` at most once per (project, key) within 24 hours. Must run inside the same
+ * transaction as the change it guards, so the key is recorded if and only if the change is.
+ * A replay returns the stored response; the same key with another request answers 409.
+ * Failed requests store nothing (they changed nothing), so they can be retried with the same key.
+ */
+export function once(
+  db: Db,
+  scope: { projectId: string; key: string; fingerprint: string },
+  now: Date,
+  perform: () => StoredResponse,
+): StoredResponse & { replayed: boolean } {
+  const fingerprint = storedFingerprint(scope.fingerprint);
+  const previous = stmt<KeyRow>(db,
+    'SELECT fingerprint, status, body, transaction_id, counters FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at > ?')
+    .get(scope.projectId, scope.key, now.getTime() - IDEMPOTENCY_WINDOW_MS);
+  if (previous) {
+    if (!fingerprint.equals(previous.fingerprint)) {
+      throw conflict(`Idempotency-Key "${scope.key}" was already used with a different request. Use a new key for a new request.`);
+    }
+    const body = previous.transaction_id === null ? JSON.parse(previous.body!) : replayAward(db, previous.transaction_id, previous.counters!);
+    return { status: previous.status, body, replayed: true };
+  }
+  const response = perform();
+  const award = response.storeAs === 'award' ? (response.body as Award) : null;
+  stmt(db, `INSERT OR REPLACE INTO idempotency_keys (project_id, key, fingerprint, status, body, transaction_id, counters, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    scope.projectId, scope.key, fingerprint, response.status,
+    award ? null : JSON.stringify(response.body),
+    award ? awardRowId(db, scope.projectId, award) : null,
+    award ? JSON.stringify([award.member.totalPointsEarned, award.member.currentStreak, award.member.longestStreak]) : null,
+    now.getTime());
+  return { status: response.status, body: response.body, replayed: false };
+}
+
+/** Keys deleted per transaction: a few milliseconds of write lock each (bench/README). */
+export const PURGE_BATCH = 500;
+
+/** Forgets up to `limit` keys older than the window, oldest first. Returns how many were removed. */
+export function purgeIdempotencyKeys(db: Db, now: Date, limit = PURGE_BATCH): number {
+  return stmt(db, `DELETE FROM idempotency_keys WHERE id IN
+    (SELECT id FROM idempotency_keys WHERE created_at <= ? ORDER BY created_at LIMIT ?)`).run(now.getTime() - IDEMPOTENCY_WINDOW_MS, limit).changes;
+}

@@ -1,0 +1,139 @@
+import type { Db } from '../../db/connection.ts';
+import { atomically } from '../../db/transaction.ts';
+import { countTransactions, recentTransactions, type Transaction } from '../ledger/ledger.ts';
+import { findMember, memberById, requireMember, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
+import type { Page } from '../../shared/page.ts';
+import { activeMultipliers, earn } from '../multipliers/earn.ts';
+import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
+
+/** The member as the widget's init shows it (SPEC 4.2). */
+export interface WidgetMember {
+  id: string;
+  externalId: string;
+  name: string | null;
+  email: string | null;
+  points: number;
+  totalPointsEarned: number;
+  currentStreak: number;
+  longestStreak: number;
+}
+
+/** The widget profile view: the member without metadata, plus check-in and membership dates. */
+export interface WidgetProfile extends WidgetMember {
+  avatarUrl: string | null;
+  lastCheckinAt: string | null;
+  memberSince: string;
+}
+
+export interface WidgetInit {
+  project: { name: string; widgetSettings: Omit<WidgetSettings, 'allowedOrigins'> };
+  member: WidgetMember;
+  activeMultipliers: { name: string; multiplier: number; endsAt: string }[];
+  /** Points paid by this very call as the welcome bonus; 0 on every later init. */
+  welcomeBonus: number;
+}
+
+const toWidgetMember = (row: MemberRow): WidgetMember => ({
+  id: row.public_id,
+  externalId: row.external_id,
+  name: row.name,
+  email: row.email,
+  points: row.points,
+  totalPointsEarned: row.total_points_earned,
+  currentStreak: row.current_streak,
+  longestStreak: row.longest_streak,
+});
+
+export const toWidgetProfile = (row: MemberRow): WidgetProfile => ({
+  ...toWidgetMember(row),
+  avatarUrl: row.avatar_url,
+  lastCheckinAt: row.last_checkin_at,
+  memberSince: row.created_at,
+});
+
+const PROFILE_FIELDS = { email: 'email', name: 'name', avatarUrl: 'avatar_url', phone: 'phone', dateOfBirth: 'date_of_birth' } as const;
+
+/** Only what the page sent and the member does not already have, so a page view writes nothing new. */
+function changedProfile(row: MemberRow, profile: MemberProfile): MemberProfile {
+  return Object.fromEntries(Object.entries(profile).filter(([field, value]) =>
+    value !== undefined && row[PROFILE_FIELDS[field as keyof typeof PROFILE_FIELDS]] !== value)) as MemberProfile;
+}
+
+/**
+ * Whether init has anything to write: a member to create or profile fields that changed. Most
+ * page views have neither, and then init answers from `initAnswer` without a transaction.
+ */
+export function initNeedsWrite(db: Db, projectId: string, externalId: string, profile: MemberProfile): boolean {
+  const existing = findMember(db, projectId, externalId);
+  return !existing || Object.keys(changedProfile(existing, profile)).length > 0;
+}
+
+/**
+ * The widget's start: creates the member on first sight (paying the project's welcome bonus
+ * exactly then) or brings their profile up to date with what the shop's page passed.
+ */
+export function initWidgetMember(
+  db: Db,
+  projectId: string,
+  config: WidgetProjectConfig,
+  externalId: string,
+  profile: MemberProfile,
+  now: Date,
+): WidgetInit {
+  return atomically(db, () => {
+    const existing = findMember(db, projectId, externalId);
+    let welcomeBonus = 0;
+    if (!existing) {
+      const { member } = upsertMember(db, projectId, { ...profile, externalId }, now);
+      if (config.welcomeBonus > 0) {
+        welcomeBonus = earn(db, requireMember(db, projectId, member.externalId), {
+          basePoints: config.welcomeBonus, source: 'welcome', actor: 'widget', description: 'Welcome bonus',
+        }, now).pointsAwarded;
+      }
+    } else {
+      const changes = changedProfile(existing, profile);
+      if (Object.keys(changes).length > 0) updateMember(db, projectId, externalId, changes, now);
+    }
+    return initAnswer(db, projectId, config, externalId, now, welcomeBonus);
+  });
+}
+
+/** What init answers; read-only, so a page view that changes nothing takes no write lock. */
+export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, now: Date, welcomeBonus = 0): WidgetInit {
+  const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
+  return {
+    project: { name: config.name, widgetSettings },
+    member: toWidgetMember(requireMember(db, projectId, externalId)),
+    activeMultipliers: activeMultipliers(db, projectId, now)
+      .map(({ name, multiplier, endsAt }) => ({ name, multiplier, endsAt })),
+    welcomeBonus,
+  };
+}
+
+export function updateWidgetProfile(db: Db, projectId: string, externalId: string, profile: Pick<MemberProfile, 'name' | 'avatarUrl'>, now: Date): WidgetProfile {
+  return atomically(db, () => {
+    const row = requireMember(db, projectId, externalId);
+    const changes = changedProfile(row, profile);
+    if (Object.keys(changes).length > 0) updateMember(db, projectId, externalId, changes, now);
+    return toWidgetProfile(memberById(db, row.id));
+  });
+}
+
+/** What a member sees of a transaction: no operator audit fields (actor, metadata). */
+export type WidgetTransaction = Pick<Transaction, 'id' | 'amount' | 'balance' | 'type' | 'source' | 'description' | 'referenceId' | 'createdAt'>;
+
+export function widgetHistory(
+  db: Db,
+  projectId: string,
+  externalId: string,
+  query: { limit: number; offset: number },
+): { transactions: WidgetTransaction[]; pagination: Page } {
+  const member = requireMember(db, projectId, externalId);
+  const total = countTransactions(db, member.id);
+  const transactions = recentTransactions(db, member.id, query.limit, query.offset)
+    .map(({ id, amount, balance, type, source, description, referenceId, createdAt }) => ({ id, amount, balance, type, source, description, referenceId, createdAt }));
+  return {
+    transactions,
+    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + transactions.length < total },
+  };
+}

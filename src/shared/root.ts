@@ -1,0 +1,19 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The checkout's root folder: the nearest folder above this module holding package.json. The
+ * search (not a fixed `..`) holds for the sources (src/shared/) and the bundled CLI
+ * (dist/punchcard.mjs, where every module shares one import.meta.url) alike.
+ */
+function findRoot(): URL {
+  for (let url = new URL('.', import.meta.url); ; url = new URL('..', url)) {
+    if (existsSync(new URL('package.json', url))) return url;
+    if (url.pathname === '/') throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+  }
+}
+
+export const ROOT_URL = findRoot();
+
+/** A path inside the checkout, e.g. `rootPath('migrations/')`. */
+export const rootPath = (relative: string) => fileURLToPath(new URL(relative, ROOT_URL));
