@@ -101,6 +101,7 @@ describe('POST /api/widget/init', () => {
       },
       activeMultipliers: [],
       welcomeBonus: 0,
+      session: { token: expect.stringMatching(/^pcs_/), expiresAt: new Date(now() + 12 * 3_600_000).toISOString() },
     });
     expect(Object.keys(first.body.project.widgetSettings)).not.toContain('allowedOrigins');
     expect(first.body.project.widgetSettings.languages).toEqual([...LANGUAGES]);
@@ -222,7 +223,7 @@ describe('CORS', () => {
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-widget-auth,content-type' },
     });
     expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-headers']).toBe('X-Widget-Auth, Content-Type');
+    expect(preflight.headers['access-control-allow-headers']).toBe('X-Widget-Auth, Authorization, Content-Type');
     expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, PATCH');
 
     const w = widgetClient(server.url, signer, 'cors', server.clock.now);

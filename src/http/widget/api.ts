@@ -24,7 +24,7 @@ export interface WidgetApi {
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, POST, PATCH',
-  'access-control-allow-headers': 'X-Widget-Auth, Content-Type',
+  'access-control-allow-headers': 'X-Widget-Auth, Authorization, Content-Type',
   'access-control-max-age': '600',
   vary: 'Origin',
 };
@@ -68,7 +68,10 @@ function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]
 
 /** Authenticates, checks origin and feature, runs the handler; errors keep the CORS headers so the widget can read them. */
 async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | null, write: boolean, handler: WidgetHandler): Promise<unknown> {
-  let cors: Record<string, string> = {};
+  // Until the project is known (a 401 or a 429 of the authentication), an error is readable by any
+  // page: it holds no member data, and the widget must tell "sign in again" from "offline".
+  const origin = event.req.headers.get('origin');
+  let cors: Record<string, string> = origin === null ? {} : { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
   try {
     const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
     const config = widgetProjectConfig(ctx.db, session.projectId);
