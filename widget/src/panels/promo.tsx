@@ -7,7 +7,7 @@ interface Redeemed { success: boolean; pointsAwarded: number; message: string; c
 /** Promo-code entry: the server's message, the coupon code a reward code gave, and the new balance. */
 export function Promo() {
   const { t, call, setPoints } = useContext(Ctx);
-  const { busy, error, run } = useAction();
+  const { busy, error, run } = useAction('badCode');
   const [code, setCode] = useState('');
   const [result, setResult] = useState<Redeemed | null>(null);
   const redeem = (event: Event) => {
@@ -28,7 +28,7 @@ export function Promo() {
       </div>
       {result && (
         <div class="note" role="status">
-          {result.message}
+          {result.pointsAwarded > 0 ? t('promoOk', { n: result.pointsAwarded }) : t('claimed')}
           {result.claim?.couponCode && <Coupon code={result.claim.couponCode} />}
         </div>
       )}
