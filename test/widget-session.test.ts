@@ -65,22 +65,6 @@ describe('widget sessions', () => {
     expect((await server.api.patch('/api/v1/project', { widget: { sessionHours: 12 } })).status).toBe(200);
   });
 
-  it('is bound to its member and project, and refuses any change to the token', async () => {
-    const session = await start('sess-bob');
-    const [payload, mac] = session.token.slice(4).split('.') as [string, string];
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
-    const forged = `pcs_${Buffer.from(JSON.stringify({ ...claims, e: 'sess-ada' })).toString('base64url')}.${mac}`;
-    const longer = `pcs_${Buffer.from(JSON.stringify({ ...claims, x: Date.parse('2030-01-01') })).toString('base64url')}.${mac}`;
-    for (const token of [forged, longer, `${session.token}x`, 'pcs_nonsense', `pcs_${'a'.repeat(2000)}.b`]) {
-      const res = await anon.get('/api/widget/profile', withSession(token));
-      expect(res.status, token).toBe(401);
-      expect(res.body.error).toBe('session_expired');
-    }
-    const other = server.addProject('Session other shop');
-    const res = await anon.get('/api/widget/profile', withSession(`pcs_${Buffer.from(JSON.stringify({ ...claims, p: other.projectId })).toString('base64url')}.${mac}`));
-    expect(res.status).toBe(401);
-  });
-
   it('erasing the member ends their sessions; a new member with the same id needs a new session', async () => {
     const session = await start('sess-erase');
     expect((await server.api.delete('/api/v1/members/sess-erase')).status).toBe(200);
