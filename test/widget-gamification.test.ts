@@ -172,7 +172,7 @@ describe('POST /api/widget/promo-code', () => {
     const w = await shopper('promo-fan');
     const redeemed = await w.post('/promo-code', { code: 'summer' });
     expect(redeemed.status, redeemed.text).toBe(200);
-    expect(redeemed.body).toEqual({ success: true, pointsAwarded: 40, message: 'Promo code applied: 40 points added.', claim: null, member: { points: 40 } });
+    expect(redeemed.body).toEqual({ success: true, pointsAwarded: 40, basePoints: 40, multiplier: 1, message: 'Promo code applied: 40 points added.', claim: null, member: { points: 40 } });
     const counts = tableCounts(server);
     const again = await w.post('/promo-code', { code: 'SUMMER' });
     expect(again.status).toBe(409);

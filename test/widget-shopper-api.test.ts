@@ -75,6 +75,8 @@ describe('base × multiplier = points', () => {
     expect((await w.get('/quests')).body.quests[0]).toMatchObject({ points: 7, multiplier: 2 });
     expect((await w.post(`/games/${checkinId}/checkin`)).body).toMatchObject({ basePoints: 5, multiplier: 2, pointsAwarded: 10 });
     expect((await w.post('/social-share', { platform: 'email' })).body).toMatchObject({ basePoints: 10, multiplier: 2, pointsAwarded: 20 });
+    await create('promo-codes', { code: 'DOUBLE', rewardType: 'POINTS', points: 15 });
+    expect((await w.post('/promo-code', { code: 'double' })).body).toMatchObject({ basePoints: 15, multiplier: 2, pointsAwarded: 30 });
     expect((await server.api.delete(`/api/v1/multipliers/${multiplier}`)).status).toBe(200);
   });
 });
