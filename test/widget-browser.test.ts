@@ -248,7 +248,7 @@ describe('the widget in Chromium', () => {
       document.querySelector('[data-punchcard]')!.shadowRoot!.querySelector('.launcher')!.textContent!.includes(text), value.toLocaleString('en-US'));
     await launcher().click();
 
-    await dialog().getByRole('tab', { name: 'Rewards' }).click();
+    await dialog().getByRole('tab', { name: 'Rewards', exact: true }).click();
     await dialog().getByRole('button', { name: 'Claim' }).click();
     await dialog().getByText('Your coupon code').waitFor();
     const couponCode = server.ctx.db.prepare('SELECT coupon_code FROM reward_claims ORDER BY id DESC LIMIT 1').pluck().get() as string;

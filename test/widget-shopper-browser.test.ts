@@ -148,7 +148,9 @@ describe('offline', () => {
     await browser.setOffline(true);
     try {
       await reopen();
-      await dialog().getByTestId('offline').getByText('Du bist offline. Das angezeigte Guthaben ist vielleicht nicht aktuell.').waitFor();
+      await dialog().getByTestId('offline').getByText('Du bist offline. Zuletzt bekanntes Guthaben: 70 Punkte.').waitFor();
+      // The panels keep what they last showed.
+      await dialog().getByTestId('balance').getByText('70').waitFor();
       await expect(launcher().textContent()).resolves.toContain('70');
       // A new start while offline shows the remembered balance instead of nothing.
       await page.evaluate(() => (window as unknown as PageWindow).Punchcard.destroy());

@@ -52,7 +52,10 @@ export function App({ init, call, t, language, theme, position, floating, bridge
       if (error.name === 'AbortError') return;
       if (error instanceof ApiError && (error.status === 404 || error.status === 403)) hide(panel);
       else {
-        setPanels((now) => new Map(now).set(panel, { state: 'error', message: t(errorKey(error)) }));
+        // Offline, a panel keeps what it last showed; the offline note above says so.
+        const offline = error instanceof ApiError && error.status === 0;
+        setPanels((now) => (offline && now.get(panel)?.state === 'ready' ? now
+          : new Map(now).set(panel, { state: 'error', message: offline ? '' : t(errorKey(error)) })));
         onError(error);
       }
     },
@@ -153,7 +156,7 @@ export function App({ init, call, t, language, theme, position, floating, bridge
               <OfflineNote />
               {!loaded || loaded.state === 'loading' ? <p class="muted">{t('loading')}</p>
                 : loaded.state === 'error' ? (
-                  <div><p class="note" role="alert">{loaded.message || t('empty')}</p><button class="btn ghost" onClick={() => current && loadPanel(current)}>{t('retry')}</button></div>
+                  <div>{loaded.message && <p class="note" role="alert">{loaded.message}</p>}<button class="btn ghost" onClick={() => current && loadPanel(current)}>{t('retry')}</button></div>
                 ) : View && <View data={loaded.data} reload={() => current && loadPanel(current)} />}
             </Ctx.Provider>
           </div>

@@ -72,8 +72,8 @@ export function useReconnect(call: Call, onBack: () => void): void {
   }, [offline]);
 }
 
-/** Says the server cannot be reached and that the balance shown is the last one known. */
+/** Says the server cannot be reached, with the last balance known. */
 export function OfflineNote() {
-  const { t } = useContext(Ctx);
-  return useOffline() ? <p class="note" role="status" data-testid="offline">{t('offline')}</p> : null;
+  const { t, member } = useContext(Ctx);
+  return useOffline() ? <p class="note" role="status" data-testid="offline">{t('offline', { n: member.points })}</p> : null;
 }
