@@ -167,6 +167,16 @@ describe('offline', () => {
     await dialog().getByTestId('offline').waitFor({ state: 'detached' });
     await dialog().getByTestId('balance').getByText('75').waitFor();
     await expect(launcher().textContent()).resolves.toContain('75');
+
+    // A first start while offline, with nothing remembered, waits and starts once the browser is back online.
+    await page.evaluate(() => (window as unknown as PageWindow).Punchcard.destroy());
+    await browser.setOffline(true);
+    const failed = page.waitForEvent('requestfailed');
+    const starting = startWidget('eve', { reload: false });
+    await failed;
+    await browser.setOffline(false);
+    await starting;
+    await expect(launcher().textContent()).resolves.toContain('0');
   }, 60_000);
 });
 

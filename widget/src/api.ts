@@ -92,6 +92,14 @@ const setOffline = (offline: boolean) => {
   connection.listeners.forEach((listener) => listener());
 };
 
+/** The JSON of an answer, or its ApiError (with Retry-After in seconds when it has one). */
+async function answer<T>(response: Response): Promise<T> {
+  const data = await response.json().catch(() => ({}));
+  const { message, error } = data as { message?: string; error?: string };
+  if (!response.ok) throw new ApiError(response.status, message ?? response.statusText, error, Number(response.headers.get('retry-after')) || undefined);
+  return data as T;
+}
+
 /** UTF-8 safe base64: member names may hold any character, btoa takes Latin-1 only. */
 const base64 = (text: string) => btoa(Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join(''));
 
@@ -134,14 +142,12 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
       throw new ApiError(0, 'The Punchcard server cannot be reached.', 'offline');
     }
     setOffline(false);
-    const data = await response.json().catch(() => ({}));
-    const { message, error } = data as { message?: string; error?: string };
-    if (!response.ok) throw new ApiError(response.status, message ?? response.statusText, error, Number(response.headers.get('retry-after')) || undefined);
+    const data = await answer<T>(response);
     // The remembered start (offline) follows the balance: the profile, or the member a claim, play or share returns.
     const cached = store.get<InitResponse>(`${key}:init`);
     const member = path === '/profile' ? data as Member : (data as { member?: Partial<Member> }).member;
     if (cached && typeof member?.points === 'number') store.set(`${key}:init`, { ...cached, member: { ...cached.member, ...member } });
-    return data as T;
+    return data;
   };
 
   /** A call signed with the ticket; init's answer carries the session, which is kept. */
@@ -182,20 +188,20 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
 
 /**
  * Starts the widget: init, remembered per project and member so that an unreachable server still
- * shows the last known balance (`stale`). Without a remembered one it retries until the server
- * answers: doubling waits up to a minute, at once when the browser comes back online.
+ * shows the last known balance (the offline note says it may be old). Without a remembered one it
+ * retries until the server answers: doubling waits up to a minute, at once when the browser is back online.
  */
-export async function start(call: Call, config: Config, signal: AbortSignal): Promise<{ init: InitResponse; stale: boolean }> {
+export async function start(call: Call, config: Config, signal: AbortSignal): Promise<InitResponse> {
   const key = `punchcard:${config.publicKey}:${config.externalId}:init`;
   for (let wait = 2000; ; wait = Math.min(wait * 2, 60_000)) {
     try {
       const { session: _session, ...init } = await call<InitResponse>('POST', '/init', { origin: location.origin });
       store.set(key, { ...init, welcomeBonus: 0 });
-      return { init, stale: false };
+      return init;
     } catch (error) {
-      const cached = store.get<InitResponse>(key);
       if (!(error instanceof ApiError && error.status === 0)) throw error;
-      if (cached) return { init: cached, stale: true };
+      const cached = store.get<InitResponse>(key);
+      if (cached) return cached;
       await backOff(wait, signal);
     }
   }
@@ -217,8 +223,5 @@ export const backOff = (ms: number, signal: AbortSignal) => new Promise<void>((r
 
 /** The guest view: the programme from the publishable key alone, for visitors who are not signed in. */
 export async function guest<T>(apiUrl: string, publicKey: string, signal: AbortSignal): Promise<T> {
-  const response = await fetch(`${apiUrl}/api/widget/guest?publicKey=${encodeURIComponent(publicKey)}`, { signal });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new ApiError(response.status, (data as { message?: string }).message ?? response.statusText, (data as { error?: string }).error);
-  return data as T;
+  return answer<T>(await fetch(`${apiUrl}/api/widget/guest?publicKey=${encodeURIComponent(publicKey)}`, { signal }));
 }

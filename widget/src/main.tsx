@@ -40,7 +40,7 @@ async function init(config: Config): Promise<void> {
   let strings: string;
   try {
     started = config.externalId === undefined ? await guest(apiUrl, config.publicKey, current.abort.signal)
-      : (await start(call, config, current.abort.signal)).init;
+      : await start(call, config, current.abort.signal);
     const settings = started.project.widgetSettings;
     language = pickLanguage(config.language, settings.languages, settings.defaultLanguage);
     strings = await loadStrings(apiUrl, language, current.abort.signal);
