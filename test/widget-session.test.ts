@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey, revokeKey } from '../src/domain/keys.ts';
 import { rotateWidgetSecret } from '../src/domain/projects.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
@@ -73,6 +74,17 @@ describe('widget sessions', () => {
     expect(res.body.message).toMatch(/no longer exists/);
     await start('sess-erase');
     expect((await anon.get('/api/widget/profile', withSession(session.token))).status).toBe(401);
+  });
+
+  it('revoking the publishable key ends the sessions started with it', async () => {
+    const key = issueKey(server.ctx.db, { projectId: server.projectId, type: 'publishable' }, server.clock.now());
+    const ticket = widgetHeader({ ...signer, publicKey: key.key }, 'sess-key', server.clock.now().getTime());
+    const { token } = (await anon.post('/api/widget/init', {}, { headers: { 'x-widget-auth': ticket } })).body.session;
+    expect((await anon.get('/api/widget/profile', withSession(token))).status).toBe(200);
+    revokeKey(server.ctx.db, key.id, server.clock.now());
+    const res = await anon.get('/api/widget/profile', withSession(token));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toMatch(/revoked/);
   });
 
   it('rotating the widget secret ends every session of the project', async () => {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Db } from '../db/connection.ts';
 import { AppError } from './errors.ts';
+import { stmt } from '../db/statements.ts';
 import { findMember } from './members.ts';
 import { widgetSigningSecret } from './projects.ts';
 import { constantTimeEqual, type SecretBox } from './secrets.ts';
@@ -22,6 +23,8 @@ interface Payload {
   e: string;
   /** the member's public id: erasure renames the member, so an erased member's token matches no one */
   m: string;
+  /** the publishable key's id: revoking the key ends its sessions */
+  k: string;
   /** expiry, milliseconds since 1970 */
   x: number;
 }
@@ -36,9 +39,10 @@ const sessionMac = (secret: string, payload: string) =>
 const sessionExpired = (message: string) => new AppError(401, 'session_expired', message);
 
 /** Issues a session for a member whose signed ticket init has just checked. */
-export function issueWidgetSession(db: Db, box: SecretBox, member: { projectId: string; externalId: string; publicId: string }, lifetimeHours: number, now: Date): IssuedSession {
+export function issueWidgetSession(db: Db, box: SecretBox, member: WidgetIdentity & { publicId: string }, lifetimeHours: number, now: Date): IssuedSession {
   const expires = now.getTime() + lifetimeHours * 3_600_000;
-  const payload = Buffer.from(JSON.stringify({ p: member.projectId, e: member.externalId, m: member.publicId, x: expires } satisfies Payload)).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ p: member.projectId, e: member.externalId, m: member.publicId, k: member.keyId, x: expires } satisfies Payload))
+    .toString('base64url');
   return { token: `pcs_${payload}.${sessionMac(widgetSigningSecret(db, box, member.projectId), payload)}`, expiresAt: new Date(expires).toISOString() };
 }
 
@@ -57,7 +61,8 @@ export function verifyWidgetSession(db: Db, box: SecretBox, token: string, now: 
   } catch {
     throw sessionExpired('The widget session token is malformed; call init again with a signed X-Widget-Auth ticket.');
   }
-  if (typeof payload?.p !== 'string' || typeof payload.e !== 'string' || typeof payload.m !== 'string' || typeof payload.x !== 'number') {
+  if (typeof payload?.p !== 'string' || typeof payload.e !== 'string' || typeof payload.m !== 'string' || typeof payload.k !== 'string'
+    || typeof payload.x !== 'number') {
     throw sessionExpired('The widget session token is malformed; call init again with a signed X-Widget-Auth ticket.');
   }
   let secret: string;
@@ -73,5 +78,10 @@ export function verifyWidgetSession(db: Db, box: SecretBox, token: string, now: 
   if (findMember(db, payload.p, payload.e)?.public_id !== payload.m) {
     throw sessionExpired('The widget session\'s member no longer exists; call init again with a signed X-Widget-Auth ticket.');
   }
-  return { projectId: payload.p, externalId: payload.e };
+  const key = stmt<{ project_id: string; expires_at: string | null; revoked_at: string | null }>(db,
+    'SELECT project_id, expires_at, revoked_at FROM api_keys WHERE id = ?').get(payload.k);
+  if (!key || key.project_id !== payload.p || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now.toISOString())) {
+    throw sessionExpired('The publishable key this widget session was started with has been revoked or has expired; call init again with a live key.');
+  }
+  return { projectId: payload.p, externalId: payload.e, keyId: payload.k };
 }

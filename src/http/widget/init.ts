@@ -12,12 +12,12 @@ import type { WidgetApi } from './api.ts';
 export function initRoutes({ route, ctx }: WidgetApi): void {
   route('POST', '/init', null, async (event, { session, config, now }) => {
     validate(widgetInitBody, await readJson(event, { emptyAllowed: true }));
-    const { projectId, externalId, member } = session;
+    const { projectId, externalId, keyId, member } = session;
     const answer: WidgetInit & { session?: IssuedSession } = initNeedsWrite(ctx.db, projectId, externalId, member)
       ? await ctx.write(() => initWidgetMember(ctx.db, projectId, config, externalId, member, now))
       : initAnswer(ctx.db, projectId, config, externalId, now);
     if (session.ticket) {
-      answer.session = issueWidgetSession(ctx.db, ctx.box, { projectId, externalId, publicId: answer.member.id }, config.widgetSettings.sessionHours, now);
+      answer.session = issueWidgetSession(ctx.db, ctx.box, { projectId, externalId, keyId, publicId: answer.member.id }, config.widgetSettings.sessionHours, now);
     }
     return answer;
   });
