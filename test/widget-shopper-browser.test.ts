@@ -121,7 +121,8 @@ describe('a session that outlives the signed ticket', () => {
     await award('ada', 25);
     await reopen();
     await dialog().getByTestId('balance').getByText('175').waitFor();
-    expect(await authCalls()).toBeGreaterThanOrEqual(1);
+    // The calls the opening makes side by side share one new signature.
+    expect(await authCalls()).toBe(1);
   }, 60_000);
 
   it('says the session ended in German when no new signature can be had, and Retry recovers once it can', async () => {

@@ -167,7 +167,8 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
 
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const fresh = Math.abs(Date.now() - ticket.timestamp) < TICKET_FRESH_MS;
-    const live = session && Date.parse(session.expiresAt) > Date.now();
+    const used = session;
+    const live = used && Date.parse(used.expiresAt) > Date.now();
     const bearer = () => send<T>(method, path, body, { Authorization: `Bearer ${session!.token}` });
     try {
       // init with a fresh ticket applies the signed profile and starts a new session.
@@ -177,10 +178,13 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
       return await bearer();
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) throw error;
-      session = null;
-      if (!config.fetchAuth) throw error;
-      // When the shop cannot sign now either, the shopper reads "session ended" and Retry tries again.
-      await renew().catch(() => Promise.reject(error));
+      // Calls running side by side share one renewal; a session another call has renewed meanwhile is kept.
+      if (session === used) store.set(key, (session = null));
+      if (!session) {
+        if (!config.fetchAuth) throw error;
+        // When the shop cannot sign now either, the shopper reads "session ended" and Retry tries again.
+        await renew().catch(() => Promise.reject(error));
+      }
       return bearer();
     }
   };
