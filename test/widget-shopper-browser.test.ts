@@ -227,6 +227,14 @@ describe('rewards, numbers, limits and words', () => {
     await expect(mine.locator('.code').textContent()).resolves.toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
     await expect(mine.getByRole('button', { name: 'Kopieren' }).count()).resolves.toBe(1);
     await page.screenshot({ path: join(ARTIFACTS, 'widget-my-rewards-de.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const box = await dialog().boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-my-rewards-de-390.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
 
     await dialog().getByRole('tab', { name: 'Gutscheincode' }).click();
     await dialog().getByRole('textbox', { name: 'Gutscheincode' }).fill('GIBTSNICHT');
