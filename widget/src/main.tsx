@@ -26,7 +26,8 @@ async function init(config: Config): Promise<void> {
   destroy();
   const onError = (error: Error) => config.onError?.(error);
   // Without externalId the visitor is a guest: the publishable key alone shows the programme.
-  const missing = (config?.externalId === undefined ? REQUIRED.slice(0, 1) : REQUIRED).filter((field) => config?.[field] === undefined || config[field] === '');
+  const missing = (config?.externalId === undefined ? REQUIRED.slice(0, 1) : REQUIRED)
+    .filter((field) => config?.[field] === undefined || config[field] === '');
   if (missing.length) return onError(new Error(`Punchcard.init: missing ${missing.join(', ')}`));
 
   const host = document.createElement('div');
