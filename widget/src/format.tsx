@@ -23,11 +23,14 @@ export function closedText(t: Translate, date: (iso: string) => string, availabi
   return availability.reason === 'max' ? t('limit') : t(availability.reason === 'daily' ? 'dailyDone' : 'openAt', { d });
 }
 
+/** History kinds the widget already had words for. */
+const SAME_WORDS: Record<string, Key> = { welcome_bonus: 'welcomeBonus', points_earned: 'tEARNED', adjustment: 'tDEDUCTED', refund: 'tREFUNDED' };
+
 /** A history line in the shopper's language from its kind and parameters (each named by its first letter in the strings). */
 export function historyText(t: Translate, entry: { kind: string; params: Record<string, string | number> }): string {
   if (entry.params.note) return String(entry.params.note);
   const values = Object.fromEntries(Object.entries(entry.params).map(([name, value]) => [name[0]!, value]));
-  const key = `h_${entry.kind}` as Key;
+  const key = (SAME_WORDS[entry.kind] ?? `h_${entry.kind}`) as Key;
   const text = t(key, values);
   return text === key ? t('tEARNED') : text;
 }

@@ -23,7 +23,7 @@ export function GuestView({ data }: { data: Guest }) {
   const { t, number } = useContext(Ctx);
   const { quests, checkin, share, referral } = data.waysToEarn;
   const earn: [string, number][] = [
-    ...(data.welcomeBonus ? [[t('h_welcome_bonus'), data.welcomeBonus] as [string, number]] : []),
+    ...(data.welcomeBonus ? [[t('welcomeBonus'), data.welcomeBonus] as [string, number]] : []),
     ...quests.map((quest): [string, number] => [quest.name, quest.points]),
     ...(checkin ? [[t('checkin'), checkin.points] as [string, number]] : []),
     ...(share ? [[t('share'), share.pointsPerShare] as [string, number]] : []),
