@@ -45,7 +45,7 @@ describe('daily check-in', () => {
     const first = await checkin('walker');
     expect(first.status, first.text).toBe(200);
     expect(first.body).toEqual({
-      success: true, pointsAwarded: 10, streakBonus: null, newStreak: 1, multiplier: 1, multiplierEventName: null,
+      success: true, pointsAwarded: 10, streakBonus: null, newStreak: 1, basePoints: 10, multiplier: 1, multiplierEventName: null,
       member: { points: 10, currentStreak: 1, longestStreak: 1 },
     });
     // 23:59 in Los Angeles: still the same local day (the UTC date already changed at 16:00 local).

@@ -36,7 +36,7 @@ describe('social share', () => {
     const first = await share('sharer', { platform: 'twitter', shareType: 'referral' });
     expect(first.status, first.text).toBe(200);
     const cooldownEndsAt = new Date(clock.current.getTime() + 30 * MINUTE).toISOString();
-    expect(first.body).toEqual({ success: true, pointsAwarded: 20, multiplier: 1, cooldownEndsAt, todayShares: 1, member: { points: 20 } });
+    expect(first.body).toEqual({ success: true, pointsAwarded: 20, basePoints: 20, multiplier: 1, cooldownEndsAt, todayShares: 1, member: { points: 20 } });
     const history = (await server.api.get('/api/v1/members/sharer/points?history=true')).body.transactions;
     expect(history[0]).toMatchObject({ amount: 20, source: 'share', description: 'Shared on x' });
     expect((await status('sharer')).body).toMatchObject({ todayShares: 1, canShare: false, cooldownEndsAt });

@@ -101,6 +101,7 @@ describe('POST /api/widget/init', () => {
       },
       activeMultipliers: [],
       welcomeBonus: 0,
+      session: { token: expect.stringMatching(/^pcs_/), expiresAt: new Date(now() + 12 * 3_600_000).toISOString() },
     });
     expect(Object.keys(first.body.project.widgetSettings)).not.toContain('allowedOrigins');
     expect(first.body.project.widgetSettings.languages).toEqual([...LANGUAGES]);
@@ -158,7 +159,7 @@ describe('GET and PATCH /api/widget/profile, GET /api/widget/history', () => {
     expect(page.status).toBe(200);
     expect(page.body.pagination).toEqual({ total: 3, limit: 2, offset: 0, hasMore: true });
     expect(page.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([-30, 50]);
-    expect(Object.keys(page.body.transactions[0]).sort()).toEqual(['amount', 'balance', 'createdAt', 'description', 'id', 'referenceId', 'source', 'type']);
+    expect(Object.keys(page.body.transactions[0]).sort()).toEqual(['amount', 'balance', 'createdAt', 'description', 'entry', 'id', 'referenceId', 'source', 'type']);
     const rest = await w.get('/history?limit=2&offset=2');
     expect(rest.body.transactions.map((t: { balance: number }) => t.balance)).toEqual([100]);
     expect(rest.body.pagination.hasMore).toBe(false);
@@ -222,7 +223,7 @@ describe('CORS', () => {
       headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-widget-auth,content-type' },
     });
     expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-headers']).toBe('X-Widget-Auth, Content-Type');
+    expect(preflight.headers['access-control-allow-headers']).toBe('X-Widget-Auth, Authorization, Content-Type');
     expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, PATCH');
 
     const w = widgetClient(server.url, signer, 'cors', server.clock.now);
@@ -271,7 +272,7 @@ describe('project settings seen by the widget', () => {
     expect(multiplier.status, multiplier.text).toBe(201);
     const doubled = await init(widgetHeader(signer, 'newbie-2', now()));
     expect(doubled.body.welcomeBonus).toBe(100);
-    expect(doubled.body.activeMultipliers).toEqual([{ name: 'Double weekend', multiplier: 2, endsAt: new Date(at + 3_600_000).toISOString() }]);
+    expect(doubled.body.activeMultipliers).toEqual([{ name: 'Double weekend', multiplier: 2, endsAt: new Date(at + 3_600_000).toISOString(), sources: null }]);
     expect((await server.api.delete(`/api/v1/multipliers/${multiplier.body.id}`)).status).toBe(200);
     expect((await server.api.patch('/api/v1/project', { welcomeBonus: 0 })).status).toBe(200);
     expect(checkLedger(server.ctx.db)).toEqual([]);

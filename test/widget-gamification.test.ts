@@ -104,7 +104,7 @@ describe('GET /api/widget/games, POST /games/{id}/play, GET and POST /games/{id}
     expect(all.body.games.map((g: { name: string }) => g.name)).toEqual(['Wheel', 'Daily']);
     expect(all.body.games[0]).toEqual({
       id: wheelId, name: 'Wheel', description: null, imageUrl: null, type: 'SPIN_WHEEL', pointsCost: 5, maxPlaysPerUser: null, dailyPlaysLimit: null,
-      cooldownMinutes: 10, prizes: PRIZES, checkinPoints: 0, streakBonuses: [],
+      cooldownMinutes: 10, prizes: PRIZES, checkinPoints: 0, streakBonuses: [], multiplier: 1, availability: { reason: null, availableAt: null },
     });
     await setFeatures({ checkin: false });
     expect((await w.get('/games')).body.games.map((g: { name: string }) => g.name)).toEqual(['Wheel']);
@@ -131,6 +131,9 @@ describe('GET /api/widget/games, POST /games/{id}/play, GET and POST /games/{id}
     const again = await w.post(`/games/${wheelId}/play`, {});
     expect(again.status).toBe(429);
     expect(again.headers['retry-after']).toBe('600');
+    // The game list says why Play is closed and when it opens, agreeing with the 429.
+    const listed = (await w.get('/games')).body.games.find((g: { id: string }) => g.id === wheelId);
+    expect(listed.availability).toEqual({ reason: 'cooldown', availableAt: new Date(server.clock.now().getTime() + 10 * MINUTE).toISOString() });
     expect((await w.post(`/games/${checkinId}/play`)).status).toBe(400);
     expect(tableCounts(server)).toEqual(counts);
     server.clock.advance(10 * MINUTE);
@@ -143,7 +146,7 @@ describe('GET /api/widget/games, POST /games/{id}/play, GET and POST /games/{id}
     expect(status.status, status.text).toBe(200);
     expect(status.body).toEqual({
       canCheckin: true, currentStreak: 0, longestStreak: 0, lastCheckinAt: null, todayReward: 5, streakBonus: null,
-      nextStreakBonus: { day: 2, bonus: 15, daysAway: 1 },
+      nextStreakBonus: { day: 2, bonus: 15, daysAway: 1 }, multiplier: 1, availability: { reason: null, availableAt: null },
     });
     const first = await w.post(`/games/${checkinId}/checkin`);
     expect(first.status, first.text).toBe(200);
@@ -151,7 +154,9 @@ describe('GET /api/widget/games, POST /games/{id}/play, GET and POST /games/{id}
     const twice = await w.post(`/games/${checkinId}/checkin`);
     expect(twice.status).toBe(429);
     expect(Number(twice.headers['retry-after'])).toBe(Math.ceil((Date.parse('2026-06-02T00:00:00Z') - server.clock.now().getTime()) / 1000));
-    expect((await w.get(`/games/${checkinId}/checkin`)).body).toMatchObject({ canCheckin: false, currentStreak: 1 });
+    expect((await w.get(`/games/${checkinId}/checkin`)).body).toMatchObject({
+      canCheckin: false, currentStreak: 1, availability: { reason: 'daily', availableAt: '2026-06-02T00:00:00.000Z' },
+    });
 
     server.clock.advance(24 * 60 * MINUTE);
     const second = await w.post(`/games/${checkinId}/checkin`);
@@ -167,7 +172,7 @@ describe('POST /api/widget/promo-code', () => {
     const w = await shopper('promo-fan');
     const redeemed = await w.post('/promo-code', { code: 'summer' });
     expect(redeemed.status, redeemed.text).toBe(200);
-    expect(redeemed.body).toEqual({ success: true, pointsAwarded: 40, message: 'Promo code applied: 40 points added.', claim: null, member: { points: 40 } });
+    expect(redeemed.body).toEqual({ success: true, pointsAwarded: 40, basePoints: 40, multiplier: 1, message: 'Promo code applied: 40 points added.', claim: null, member: { points: 40 } });
     const counts = tableCounts(server);
     const again = await w.post('/promo-code', { code: 'SUMMER' });
     expect(again.status).toBe(409);
@@ -218,18 +223,19 @@ describe('GET and POST /api/widget/social-share', () => {
     expect(status.status, status.text).toBe(200);
     expect(status.body).toEqual({
       platforms: ['facebook', 'x', 'linkedin', 'whatsapp', 'email'], pointsPerShare: 10, maxSharesPerDay: 3, cooldownMinutes: 60, todayShares: 0,
-      canShare: true, cooldownEndsAt: null,
+      canShare: true, cooldownEndsAt: null, multiplier: 1, availability: { reason: null, availableAt: null },
     });
     const shared = await w.post('/social-share', { platform: 'twitter', shareType: 'referral' });
     expect(shared.status, shared.text).toBe(200);
     const endsAt = new Date(server.clock.now().getTime() + 60 * MINUTE).toISOString();
-    expect(shared.body).toEqual({ success: true, pointsAwarded: 10, multiplier: 1, cooldownEndsAt: endsAt, todayShares: 1, member: { points: 10 } });
+    expect(shared.body).toEqual({ success: true, pointsAwarded: 10, basePoints: 10, multiplier: 1, cooldownEndsAt: endsAt, todayShares: 1, member: { points: 10 } });
     expect(server.ctx.db.prepare("SELECT platform, share_type FROM social_shares ORDER BY id DESC LIMIT 1").get()).toEqual({ platform: 'x', share_type: 'referral' });
 
     const cooling = await w.post('/social-share', { platform: 'facebook' });
     expect(cooling.status).toBe(429);
     expect(cooling.headers['retry-after']).toBe('3600');
-    expect((await w.get('/social-share')).body).toMatchObject({ canShare: false, todayShares: 1, cooldownEndsAt: endsAt });
+    expect((await w.get('/social-share')).body).toMatchObject({ canShare: false, todayShares: 1, cooldownEndsAt: endsAt,
+      availability: { reason: 'cooldown', availableAt: endsAt } });
     for (let i = 0; i < 2; i++) {
       server.clock.advance(60 * MINUTE);
       expect((await w.post('/social-share', { platform: 'email' })).status).toBe(200);
@@ -238,6 +244,8 @@ describe('GET and POST /api/widget/social-share', () => {
     const capped = await w.post('/social-share', { platform: 'email' });
     expect(capped.status).toBe(429);
     expect(capped.body.message).toMatch(/daily limit/);
+    expect((await w.get('/social-share')).body).toMatchObject({ canShare: false, todayShares: 3, maxSharesPerDay: 3,
+      availability: { reason: 'daily', availableAt: new Date(server.clock.now().getTime() + Number(capped.headers['retry-after']) * 1000).toISOString() } });
     expect(Number(capped.headers['retry-after'])).toBeGreaterThan(0);
     expect(await balance('sharer')).toBe(30);
   });

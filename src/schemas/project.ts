@@ -70,6 +70,9 @@ export const projectPatchBody = v.strictObject({
       fontFamily: v.optional(v.nullable(text(200))),
     })),
     allowedOrigins: v.optional(v.pipe(v.array(origin, 'must be an array'), v.maxLength(100, 'must hold at most 100 origins'))),
+    sessionHours: v.optional(v.pipe(count(720), v.minValue(1, 'must be at least 1 hour'))),
+    signUpUrl: v.optional(v.nullable(httpUrl)),
+    signInUrl: v.optional(v.nullable(httpUrl)),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
 });

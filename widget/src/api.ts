@@ -1,16 +1,25 @@
-// The widget's only way to the server: every call signed with X-Widget-Auth, all aborted on destroy.
+// The widget's only way to the server. The page's signed ticket (X-Widget-Auth) is exchanged by
+// init for a session token, sent as `Authorization: Bearer` from then on and kept in
+// sessionStorage per project and member; when it ends, the shop's fetchAuth gives a new ticket.
+import type { Key } from './strings.ts';
 
-export interface Config {
-  publicKey: string;
-  externalId: string;
+/** A signature the shop's server made: what `fetchAuth` resolves to. */
+export interface Ticket {
   timestamp: number;
   signature: string;
+  /** Profile fields as the JSON text the shop's server signed; an object is unsigned and ignored by the server. */
+  member?: string | Record<string, unknown>;
+}
+
+export interface Config extends Ticket {
+  publicKey: string;
+  externalId: string;
   apiUrl?: string;
   theme?: Partial<Theme> & { position?: 'left' | 'right' };
   language?: string;
   displayMode?: 'floating' | 'custom';
-  /** Profile fields as the JSON text the shop's server signed; an object is unsigned and ignored by the server. */
-  member?: string | Record<string, unknown>;
+  /** Asks the shop's server for a fresh signature: called when the widget has no live session or gets a 401. */
+  fetchAuth?: () => Promise<Ticket>;
   onReady?: () => void;
   onError?: (error: Error) => void;
   onWelcomeBonus?: (points: number) => void;
@@ -32,6 +41,8 @@ export interface Member {
   longestStreak: number;
 }
 
+export interface Multiplier { name: string; multiplier: number; endsAt: string; sources: string[] | null }
+
 export interface InitResponse {
   project: {
     name: string;
@@ -45,35 +56,176 @@ export interface InitResponse {
     };
   };
   member: Member;
-  activeMultipliers: { name: string; multiplier: number; endsAt: string }[];
+  /** The running multiplier events, for the home to show. */
+  activeMultipliers: Multiplier[];
   welcomeBonus: number;
+  session?: { token: string; expiresAt: string };
 }
 
-/** An error answer of the widget API, with its status (401 signature, 403 off or origin_not_allowed, 404 absent, 429 limits) and code. */
+/** Why an action is closed and when it opens again (GET /games, /social-share, check-in). */
+export interface Availability { reason: 'max' | 'daily' | 'cooldown' | null; availableAt: string | null }
+
+/**
+ * An error answer of the widget API: status 0 when the server could not be reached, 401 when the
+ * session ended and no new ticket could be had, 403 off or origin_not_allowed, 404, 429 (retryAfter s).
+ */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code?: string) {
+  constructor(readonly status: number, message: string, readonly code?: string, readonly retryAfter?: number) {
     super(message);
   }
 }
 
+/** The translation key of an error, so the shopper reads it in their language and never an internal id. */
+export function errorKey(error: unknown): Key {
+  if (!(error instanceof ApiError)) return 'error';
+  const keys: Record<number, Key> = { 0: 'offline', 401: 'expired', 403: 'unavailable', 404: 'notFound', 409: 'conflict', 429: 'tryLater' };
+  return error.code === 'Insufficient points' ? 'noPoints' : keys[error.status] ?? 'error';
+}
+
 export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+/** Whether the server answered the last call; the offline note listens. */
+export const connection = { offline: false, listeners: new Set<() => void>() };
+const setOffline = (offline: boolean) => {
+  if (connection.offline === offline) return;
+  connection.offline = offline;
+  connection.listeners.forEach((listener) => listener());
+};
+
+/** The JSON of an answer, or its ApiError (with Retry-After in seconds when it has one). */
+async function answer<T>(response: Response): Promise<T> {
+  const data = await response.json().catch(() => ({}));
+  const { message, error } = data as { message?: string; error?: string };
+  if (!response.ok) throw new ApiError(response.status, message ?? response.statusText, error, Number(response.headers.get('retry-after')) || undefined);
+  return data as T;
+}
 
 /** UTF-8 safe base64: member names may hold any character, btoa takes Latin-1 only. */
 const base64 = (text: string) => btoa(Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join(''));
 
+/** sessionStorage may be missing or refuse (privacy modes): the widget then keeps its state in memory only. */
+export const store = {
+  get: <T>(key: string): T | null => {
+    try {
+      return JSON.parse(sessionStorage.getItem(key) ?? 'null') as T | null;
+    } catch {
+      return null;
+    }
+  },
+  set: (key: string, value: unknown) => {
+    try {
+      sessionStorage.setItem(key, JSON.stringify(value));
+    } catch { /* memory only */ }
+  },
+};
+
+/** A ticket this much younger than the server's five minutes is sent as it is; an older one is renewed first. */
+const TICKET_FRESH_MS = 4 * 60_000;
+
 export function client(config: Config, apiUrl: string, signal: AbortSignal): Call {
-  const { publicKey, externalId, timestamp, signature, member } = config;
-  const auth = base64(JSON.stringify({ publicKey, externalId, timestamp, signature, ...(member ? { member } : {}) }));
-  return async (method, path, body) => {
-    const response = await fetch(`${apiUrl}/api/widget${path}`, {
-      method,
-      signal,
-      headers: { 'X-Widget-Auth': auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const data = await response.json().catch(() => ({}));
-    const { message, error } = data as { message?: string; error?: string };
-    if (!response.ok) throw new ApiError(response.status, message ?? response.statusText, error);
+  const { publicKey, externalId } = config;
+  const key = `punchcard:${publicKey}:${externalId}`;
+  let ticket: Ticket = config;
+  let session = store.get<{ token: string; expiresAt: string }>(key);
+  let renewing: Promise<unknown> | null = null;
+
+  const send = async <T>(method: string, path: string, body: unknown, auth: Record<string, string>): Promise<T> => {
+    let response: Response;
+    try {
+      response = await fetch(`${apiUrl}/api/widget${path}`, {
+        method, signal, headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      setOffline(true);
+      throw new ApiError(0, 'The Punchcard server cannot be reached.', 'offline');
+    }
+    setOffline(false);
+    const data = await answer<T>(response);
+    // The remembered start (offline) follows the balance: the profile, or the member a claim, play or share returns.
+    const cached = store.get<InitResponse>(`${key}:init`);
+    const member = path === '/profile' ? data as Member : (data as { member?: Partial<Member> }).member;
+    if (cached && typeof member?.points === 'number') store.set(`${key}:init`, { ...cached, member: { ...cached.member, ...member } });
     return data;
   };
+
+  /** A call signed with the ticket; init's answer carries the session, which is kept. */
+  const signed = async <T>(method: string, path: string, body: unknown): Promise<T> => {
+    const { timestamp, signature, member } = ticket;
+    const answer = await send<T & { session?: typeof session }>(method, path, body,
+      { 'X-Widget-Auth': base64(JSON.stringify({ publicKey, externalId, timestamp, signature, ...(member ? { member } : {}) })) });
+    if (answer.session) store.set(key, (session = answer.session));
+    return answer;
+  };
+
+  /** A fresh ticket from the shop, exchanged for a session at once; concurrent calls share one. */
+  const renew = () => (renewing ??= (async () => {
+    ticket = await config.fetchAuth!();
+    await signed('POST', '/init', { origin: location.origin });
+  })().finally(() => (renewing = null)));
+
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const fresh = Math.abs(Date.now() - ticket.timestamp) < TICKET_FRESH_MS;
+    const used = session;
+    const live = used && Date.parse(used.expiresAt) > Date.now();
+    const bearer = () => send<T>(method, path, body, { Authorization: `Bearer ${session!.token}` });
+    try {
+      // init with a fresh ticket applies the signed profile and starts a new session.
+      if (live && !(path === '/init' && fresh)) return await bearer();
+      if (fresh || !config.fetchAuth) return await signed<T>(method, path, body);
+      await renew();
+      return await bearer();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      // Calls running side by side share one renewal; a session another call has renewed meanwhile is kept.
+      if (session === used) store.set(key, (session = null));
+      if (!session) {
+        if (!config.fetchAuth) throw error;
+        // When the shop cannot sign now either, the shopper reads "session ended" and Retry tries again.
+        await renew().catch(() => Promise.reject(error));
+      }
+      return bearer();
+    }
+  };
+}
+
+/**
+ * Starts the widget: init, remembered per project and member so that an unreachable server still
+ * shows the last known balance (the offline note says it may be old). Without a remembered one it
+ * retries until the server answers: doubling waits up to a minute, at once when the browser is back online.
+ */
+export async function start(call: Call, config: Config, signal: AbortSignal): Promise<InitResponse> {
+  const key = `punchcard:${config.publicKey}:${config.externalId}:init`;
+  for (let wait = 2000; ; wait = Math.min(wait * 2, 60_000)) {
+    try {
+      const { session: _session, ...init } = await call<InitResponse>('POST', '/init', { origin: location.origin });
+      store.set(key, { ...init, welcomeBonus: 0 });
+      return init;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 0)) throw error;
+      const cached = store.get<InitResponse>(key);
+      if (cached) return cached;
+      await backOff(wait, signal);
+    }
+  }
+}
+
+/** Resolves after `ms` or when the browser says it is online again; rejects when aborted. */
+export const backOff = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
+  const done = () => {
+    clearTimeout(timer);
+    removeEventListener('online', done);
+    signal.removeEventListener('abort', done);
+    if (signal.aborted) reject(new DOMException('Aborted', 'AbortError'));
+    else resolve();
+  };
+  const timer = setTimeout(done, ms);
+  addEventListener('online', done);
+  signal.addEventListener('abort', done);
+});
+
+/** The guest view: the programme from the publishable key alone, for visitors who are not signed in. */
+export async function guest<T>(apiUrl: string, publicKey: string, signal: AbortSignal): Promise<T> {
+  return answer<T>(await fetch(`${apiUrl}/api/widget/guest?publicKey=${encodeURIComponent(publicKey)}`, { signal }));
 }

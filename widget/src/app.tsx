@@ -1,6 +1,7 @@
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, type Call, type InitResponse, type Member, type Theme } from './api.ts';
+import { ApiError, errorKey, type Call, type InitResponse, type Member, type Theme } from './api.ts';
 import { Ctx, type WidgetContext } from './context.ts';
+import { OfflineNote, useReconnect } from './format.tsx';
 import type { Translate } from './i18n.ts';
 import { PANELS, type PanelDef } from './panels/index.ts';
 import { CSS, MOTION_CSS } from './styles.ts';
@@ -51,11 +52,20 @@ export function App({ init, call, t, language, theme, position, floating, bridge
       if (error.name === 'AbortError') return;
       if (error instanceof ApiError && (error.status === 404 || error.status === 403)) hide(panel);
       else {
-        setPanels((now) => new Map(now).set(panel, { state: 'error', message: error.message }));
+        // Offline, a panel keeps what it last showed; the offline note above says so.
+        const offline = error instanceof ApiError && error.status === 0;
+        setPanels((now) => (offline && now.get(panel)?.state === 'ready' ? now
+          : new Map(now).set(panel, { state: 'error', message: offline ? '' : t(errorKey(error)) })));
         onError(error);
       }
     },
   );
+
+  const refresh = () => {
+    call<Member>('GET', '/profile').then(setMember, (error: Error) => error.name !== 'AbortError' && onError(error));
+    if (open) enabled.forEach(loadPanel);
+  };
+  useReconnect(call, refresh);
 
   // Every opening shows fresh numbers: the profile and each panel's data are fetched again.
   // A layout effect, so focus moves in and back out in the same frame the drawer appears or goes.
@@ -63,8 +73,7 @@ export function App({ init, call, t, language, theme, position, floating, bridge
     if (!open) return;
     returnFocus.current = floating ? launcher.current : (document.activeElement);
     setPanels((now) => new Map(enabled.map((panel) => [panel, now.get(panel) ?? { state: 'loading' }])));
-    call<Member>('GET', '/profile').then(setMember, (error: Error) => error.name !== 'AbortError' && onError(error));
-    enabled.forEach(loadPanel);
+    refresh();
     drawer.current?.querySelector<HTMLElement>('.x')?.focus();
     return () => (returnFocus.current as HTMLElement | null)?.focus?.();
   }, [open]);
@@ -144,9 +153,10 @@ export function App({ init, call, t, language, theme, position, floating, bridge
           <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
             {init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
             <Ctx.Provider value={context}>
+              <OfflineNote />
               {!loaded || loaded.state === 'loading' ? <p class="muted">{t('loading')}</p>
                 : loaded.state === 'error' ? (
-                  <div><p class="note" role="alert">{loaded.message || t('empty')}</p><button class="btn ghost" onClick={() => current && loadPanel(current)}>{t('retry')}</button></div>
+                  <div>{loaded.message && <p class="note" role="alert">{loaded.message}</p>}<button class="btn ghost" onClick={() => current && loadPanel(current)}>{t('retry')}</button></div>
                 ) : View && <View data={loaded.data} reload={() => current && loadPanel(current)} />}
             </Ctx.Provider>
           </div>

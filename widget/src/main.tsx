@@ -1,8 +1,9 @@
 // The embeddable widget: one script that defines window.Punchcard (init, open, close, toggle, destroy).
 import { render } from 'preact';
-import { ApiError, client, type Config, type InitResponse } from './api.ts';
+import { ApiError, client, guest, start, type Config, type InitResponse } from './api.ts';
 import { App, type Bridge } from './app.tsx';
 import { loadStrings, pickLanguage, translator } from './i18n.ts';
+import { GuestApp, type Guest } from './panels/guest.tsx';
 
 interface Instance {
   host: HTMLElement;
@@ -24,7 +25,9 @@ const REQUIRED = ['publicKey', 'externalId', 'timestamp', 'signature'] as const;
 async function init(config: Config): Promise<void> {
   destroy();
   const onError = (error: Error) => config.onError?.(error);
-  const missing = REQUIRED.filter((field) => config?.[field] === undefined || config[field] === '');
+  // Without externalId the visitor is a guest: the publishable key alone shows the programme.
+  const missing = (config?.externalId === undefined ? REQUIRED.slice(0, 1) : REQUIRED)
+    .filter((field) => config?.[field] === undefined || config[field] === '');
   if (missing.length) return onError(new Error(`Punchcard.init: missing ${missing.join(', ')}`));
 
   const host = document.createElement('div');
@@ -33,11 +36,12 @@ async function init(config: Config): Promise<void> {
   instance = current;
   const apiUrl = (config.apiUrl ?? scriptOrigin).replace(/\/+$/, '');
   const call = client(config, apiUrl, current.abort.signal);
-  let started: InitResponse;
+  let started: InitResponse | (Guest & Pick<InitResponse, 'project'>);
   let language: string;
   let strings: string;
   try {
-    started = await call<InitResponse>('POST', '/init', { origin: location.origin });
+    started = config.externalId === undefined ? await guest(apiUrl, config.publicKey, current.abort.signal)
+      : await start(call, config, current.abort.signal);
     const settings = started.project.widgetSettings;
     language = pickLanguage(config.language, settings.languages, settings.defaultLanguage);
     strings = await loadStrings(apiUrl, language, current.abort.signal);
@@ -51,14 +55,21 @@ async function init(config: Config): Promise<void> {
   if (instance !== current) return; // destroyed or re-initialised while init was in flight
   const settings = started.project.widgetSettings;
   document.body.appendChild(host);
+  const t = translator(language, strings);
+  const theme = { ...settings.theme, ...config.theme };
+  const position = config.theme?.position ?? settings.position;
+  if (!('member' in started)) {
+    render(<GuestApp data={started} t={t} language={language} theme={theme} position={position} />, current.root);
+    return config.onReady?.();
+  }
   render(
     <App
       init={started}
       call={call}
-      t={translator(language, strings)}
+      t={t}
       language={language}
-      theme={{ ...settings.theme, ...config.theme }}
-      position={config.theme?.position ?? settings.position}
+      theme={theme}
+      position={position}
       floating={(config.displayMode ?? settings.displayMode) === 'floating'}
       bridge={current.bridge}
       onError={onError}

@@ -76,6 +76,8 @@ export interface CheckinResult {
   /** The part of pointsAwarded that is the streak bonus; null when today's streak day has none. */
   streakBonus: number | null;
   newStreak: number;
+  /** Before the multiplier: the check-in points plus the streak bonus. */
+  basePoints: number;
   multiplier: number;
   multiplierEventName: string | null;
   member: { points: number; currentStreak: number; longestStreak: number };
@@ -118,6 +120,7 @@ export function performCheckin(db: Db, projectId: string, gameId: string, extern
       pointsAwarded,
       streakBonus: bonus?.pointsAwarded ?? null,
       newStreak,
+      basePoints: game.checkinPoints + (bonusBase ?? 0),
       multiplier: daily.multiplier,
       multiplierEventName: daily.multiplierEvent?.name ?? null,
       member: { points: updated.points, currentStreak: updated.current_streak, longestStreak: updated.longest_streak },

@@ -49,28 +49,44 @@ export function drawPrize(prizes: Prize[], rng: Rng): number {
   throw new Error(`drawPrize: ticket beyond the total weight ${total}`);
 }
 
+/** Why a member may not play a game now, and when they may again (null: never, the lifetime maximum). */
+export interface PlayLimit {
+  reason: 'max' | 'daily' | 'cooldown';
+  until: Date | null;
+  message: string;
+}
+
 /**
- * 429 when the member may not play the game now: the lifetime maximum (no Retry-After: it never
- * frees up), today's plays (until the next local midnight) or the cooldown since the last play.
+ * The member's limit on the game now, or null when they may play: the lifetime maximum, today's
+ * plays (until the next local midnight) or the cooldown since the last play.
  */
-function assertWithinLimits(db: Db, game: Game, member: MemberRow, today: string, timeZone: string, now: Date): void {
+export function playLimit(db: Db, game: Game, member: MemberRow, now: Date): PlayLimit | null {
+  const timeZone = projectTimeZone(db, member.project_id);
+  const today = localDate(now, timeZone);
   // Each count reads only what its limit needs, so an unlimited game costs nothing however often it is played.
   const plays = (condition: string, ...params: unknown[]) =>
     stmt<number>(db, `SELECT count(*) FROM game_plays WHERE member_id = ? AND game_id = ? ${condition}`).pluck().get(member.id, game.id, ...params)!;
   if (game.maxPlaysPerUser !== null && plays('') >= game.maxPlaysPerUser) {
-    throw new AppError(429, 'Too Many Requests',
-      `The member "${member.external_id}" has played "${game.id}" ${game.maxPlaysPerUser} times, the most allowed (maxPlaysPerUser).`);
+    return { reason: 'max', until: null, message: `The member "${member.external_id}" has played "${game.id}" ${game.maxPlaysPerUser} times, the most allowed (maxPlaysPerUser).` };
   }
   if (game.dailyPlaysLimit !== null && plays('AND local_day = ?', today) >= game.dailyPlaysLimit) {
-    throw tooSoon(`The member "${member.external_id}" has played "${game.id}" ${game.dailyPlaysLimit} times today, the daily limit (dailyPlaysLimit).`,
-      now, nextLocalMidnight(now, timeZone));
+    return { reason: 'daily', until: nextLocalMidnight(now, timeZone),
+      message: `The member "${member.external_id}" has played "${game.id}" ${game.dailyPlaysLimit} times today, the daily limit (dailyPlaysLimit).` };
   }
   if (game.cooldownMinutes > 0) {
     const last = stmt<string>(db, `SELECT played_at FROM game_plays WHERE member_id = ? AND game_id = ?
       ORDER BY local_day DESC, played_at DESC LIMIT 1`).pluck().get(member.id, game.id);
     const readyAt = new Date(Date.parse(last ?? '') + game.cooldownMinutes * 60_000);
-    if (last !== undefined && now < readyAt) throw tooSoon(`The game "${game.id}" has a ${game.cooldownMinutes} min cooldown between plays.`, now, readyAt);
+    if (last !== undefined && now < readyAt) return { reason: 'cooldown', until: readyAt, message: `The game "${game.id}" has a ${game.cooldownMinutes} min cooldown between plays.` };
   }
+  return null;
+}
+
+/** 429 when the member may not play now; Retry-After unless the limit never frees up. */
+function assertWithinLimits(db: Db, game: Game, member: MemberRow, now: Date): void {
+  const limit = playLimit(db, game, member, now);
+  if (limit === null) return;
+  throw limit.until === null ? new AppError(429, 'Too Many Requests', limit.message) : tooSoon(limit.message, now, limit.until);
 }
 
 /** What the widget animates, decided here so the page cannot choose its own prize. Indexes point into the game's prizes. */
@@ -150,9 +166,8 @@ export function playGame(db: Db, projectId: string, gameId: string, externalId: 
     const game = requireGame(db, projectId, gameId);
     const member = requireMember(db, projectId, externalId);
     assertPlayable(game, false);
-    const timeZone = projectTimeZone(db, projectId);
-    const today = localDate(now, timeZone);
-    assertWithinLimits(db, game, member, today, timeZone, now);
+    const today = localDate(now, projectTimeZone(db, projectId));
+    assertWithinLimits(db, game, member, now);
 
     const playId = newId('gpl');
     const reference = { referenceId: game.id, metadata: { gameId: game.id, playId } };

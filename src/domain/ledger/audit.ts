@@ -1,4 +1,4 @@
-import type { Db } from '../db/connection.ts';
+import type { Db } from '../../db/connection.ts';
 
 export interface LedgerViolation {
   memberId: string;

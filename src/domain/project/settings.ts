@@ -46,6 +46,11 @@ export interface Settings {
     theme: { primaryColor: string; backgroundColor: string; textColor: string; borderRadius: number; fontFamily: string | null };
     /** Origins (scheme://host[:port]) whose pages may call the widget API besides this server's own; `*` allows any. */
     allowedOrigins: string[];
+    /** How long a widget session (init's token) lasts, in hours. */
+    sessionHours: number;
+    /** The shop's sign-up and sign-in pages, linked from the guest view; null = not shown. */
+    signUpUrl: string | null;
+    signInUrl: string | null;
   };
   rateLimits: ProjectRateLimits;
 }
@@ -62,6 +67,9 @@ export const DEFAULT_SETTINGS: Settings = {
     position: 'right',
     theme: { primaryColor: '#4F46E5', backgroundColor: '#FFFFFF', textColor: '#111827', borderRadius: 12, fontFamily: null },
     allowedOrigins: [],
+    sessionHours: 12,
+    signUpUrl: null,
+    signInUrl: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
 };

@@ -40,7 +40,7 @@ export interface Redemption {
  * (403); unknown, switched off or not yet started: the same 404.
  */
 export function redeemPromoCode(db: Db, projectId: string, input: { externalId: string; code: string }, actor: string, now: Date):
-  { redemption: Redemption; member: Member; pointsAwarded: number; message: string } {
+  { redemption: Redemption; member: Member; pointsAwarded: number; basePoints: number; multiplier: number; message: string } {
   return atomically(db, () => {
     // The member first: whether a code exists must never depend on who asks.
     const member = requireMember(db, projectId, input.externalId);
@@ -60,12 +60,14 @@ export function redeemPromoCode(db: Db, projectId: string, input: { externalId: 
     }
     const publicId = newId('prd');
     let pointsAwarded = 0;
+    let basePoints = 0;
+    let multiplier = 1;
     let claim: Claim | null = null;
     if (promo.rewardType === 'POINTS') {
-      pointsAwarded = earn(db, member, {
+      ({ pointsAwarded, basePoints, multiplier } = earn(db, member, {
         basePoints: promo.points!, source: 'promo', actor, description: `Promo code ${promo.code}`, referenceId: promo.id,
         metadata: { promoCodeId: promo.id, redemptionId: publicId },
-      }, now).pointsAwarded;
+      }, now));
     } else {
       claim = claimReward(db, requireReward(db, projectId, promo.rewardId!), member, { spend: false, via: 'promo', actor }, now).claim;
     }
@@ -81,6 +83,8 @@ export function redeemPromoCode(db: Db, projectId: string, input: { externalId: 
       redemption: { id: publicId, code: promo.code, rewardType: promo.rewardType, pointsAwarded, reward: claim, redeemedAt: at },
       member: toMember(db, memberById(db, member.id)),
       pointsAwarded,
+      basePoints,
+      multiplier,
       message,
     };
   });

@@ -91,6 +91,7 @@ export function recordShare(db: Db, projectId: string, externalId: string, input
     return {
       success: true,
       pointsAwarded: earned.pointsAwarded,
+      basePoints: earned.basePoints,
       multiplier: earned.multiplier,
       cooldownEndsAt: cooldownMinutes > 0 ? new Date(now.getTime() + cooldownMinutes * 60_000).toISOString() : null,
       todayShares: state.todayShares + 1,

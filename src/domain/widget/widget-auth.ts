@@ -26,6 +26,8 @@ export interface WidgetClaims {
 export interface WidgetIdentity {
   projectId: string;
   externalId: string;
+  /** The publishable key the page used: a session ends when it is revoked or expires. */
+  keyId: string;
 }
 
 /**
@@ -76,7 +78,7 @@ export function verifyWidgetClaims(db: Db, box: SecretBox, claims: WidgetClaims,
       ? 'The signature does not match: sign "publicKey:externalId:timestamp" with HMAC-SHA256 and the project\'s widget secret (whsk_…), as lowercase hex.'
       : 'The signature does not match: with "member" (signed profile fields), sign "publicKey:externalId:timestamp:member", member being the JSON text exactly as sent, with HMAC-SHA256 and the project\'s widget secret (whsk_…), as lowercase hex.');
   }
-  return { projectId: key.projectId, externalId: claims.externalId };
+  return { projectId: key.projectId, externalId: claims.externalId, keyId: key.keyId };
 }
 
 export interface SignedWidgetConfig extends WidgetClaims {

@@ -28,7 +28,8 @@ export interface WidgetProfile extends WidgetMember {
 export interface WidgetInit {
   project: { name: string; widgetSettings: Omit<WidgetSettings, 'allowedOrigins'> };
   member: WidgetMember;
-  activeMultipliers: { name: string; multiplier: number; endsAt: string }[];
+  /** The running multiplier events; `sources` null = every way of earning. */
+  activeMultipliers: { name: string; multiplier: number; endsAt: string; sources: string[] | null }[];
   /** Points paid by this very call as the welcome bonus; 0 on every later init. */
   welcomeBonus: number;
 }
@@ -105,7 +106,7 @@ export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfi
     project: { name: config.name, widgetSettings },
     member: toWidgetMember(requireMember(db, projectId, externalId)),
     activeMultipliers: activeMultipliers(db, projectId, now)
-      .map(({ name, multiplier, endsAt }) => ({ name, multiplier, endsAt })),
+      .map(({ name, multiplier, endsAt, sources }) => ({ name, multiplier, endsAt, sources })),
     welcomeBonus,
   };
 }
@@ -119,8 +120,52 @@ export function updateWidgetProfile(db: Db, projectId: string, externalId: strin
   });
 }
 
+/** What a history line says, for the widget to word in the shopper's language (docs/widget.md, History entries). */
+export interface HistoryEntry {
+  kind: string;
+  params: Record<string, string | number>;
+}
+
 /** What a member sees of a transaction: no operator audit fields (actor, metadata). */
-export type WidgetTransaction = Pick<Transaction, 'id' | 'amount' | 'balance' | 'type' | 'source' | 'description' | 'referenceId' | 'createdAt'>;
+export type WidgetTransaction = Pick<Transaction, 'id' | 'amount' | 'balance' | 'type' | 'source' | 'description' | 'referenceId' | 'createdAt'> & {
+  entry: HistoryEntry;
+};
+
+/**
+ * The descriptions the server itself writes, by source: each becomes a kind with the names it
+ * carries. They are the ledger's record (the server API keeps `description`), so old lines map too.
+ */
+const DESCRIBED: [source: string, pattern: RegExp, kind: string, names: string[]][] = [
+  ['quest', /^Quest completed: (.*)$/s, 'quest_completed', ['quest']],
+  ['reward', /^Reward claimed: (.*)$/s, 'reward_claimed', ['reward']],
+  ['game', /^Won (.*) in (.*)$/s, 'game_won', ['prize', 'game']],
+  ['game', /^Played (.*)$/s, 'game_played', ['game']],
+  ['checkin', /^Daily check-in \(day (\d+)\)$/, 'checkin', ['day']],
+  ['checkin', /^Check-in streak bonus: day (\d+)$/, 'checkin_bonus', ['day']],
+  ['share', /^Shared on (.*)$/, 'shared', ['platform']],
+  ['promo', /^Promo code (.*)$/, 'promo_code', ['code']],
+  ['referral', /^Referral converted: /, 'referral_converted', []],
+  ['referral', /^Referral welcome reward$/, 'referral_welcome', []],
+  ['welcome', /^/, 'welcome_bonus', []],
+];
+
+/**
+ * The kind and parameters of a history line. Lines the server wrote map to their own kind; the
+ * rest (the shop's orders and events, the operator's corrections) are named by their type, with
+ * the shop's own text as `note`. A referral names no one: the friend's id is the shop's, not the member's.
+ */
+export function historyEntry(transaction: Pick<Transaction, 'type' | 'source' | 'description' | 'amount'>): HistoryEntry {
+  const description = transaction.description ?? '';
+  for (const [source, pattern, kind, names] of DESCRIBED) {
+    const match = transaction.source === source ? pattern.exec(description) : null;
+    if (match) {
+      return { kind, params: Object.fromEntries(names.map((name, i) => [name, name === 'day' ? Number(match[i + 1]) : match[i + 1]!])) };
+    }
+  }
+  if (transaction.type === 'EXPIRED') return { kind: 'points_expired', params: { points: Math.abs(transaction.amount) } };
+  const kind = { EARNED: 'points_earned', REDEEMED: 'reward_claimed', SPENT: 'points_spent', DEDUCTED: 'adjustment', REFUNDED: 'refund' }[transaction.type] ?? 'adjustment';
+  return { kind, params: description ? { note: description } : {} };
+}
 
 export function widgetHistory(
   db: Db,
@@ -131,7 +176,8 @@ export function widgetHistory(
   const member = requireMember(db, projectId, externalId);
   const total = countTransactions(db, member.id);
   const transactions = recentTransactions(db, member.id, query.limit, query.offset)
-    .map(({ id, amount, balance, type, source, description, referenceId, createdAt }) => ({ id, amount, balance, type, source, description, referenceId, createdAt }));
+    .map(({ id, amount, balance, type, source, description, referenceId, createdAt }) =>
+      ({ id, amount, balance, type, source, description, referenceId, createdAt, entry: historyEntry({ type, source, description, amount }) }));
   return {
     transactions,
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + transactions.length < total },

@@ -24,7 +24,7 @@ export interface WidgetApi {
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, POST, PATCH',
-  'access-control-allow-headers': 'X-Widget-Auth, Content-Type',
+  'access-control-allow-headers': 'X-Widget-Auth, Authorization, Content-Type',
   'access-control-max-age': '600',
   vary: 'Origin',
 };
@@ -56,7 +56,7 @@ const isSameHost = (origin: string, event: H3Event) => {
  * GETs) need none. A browser request from an origin the project does not allow is refused
  * (`origin_not_allowed`) before any work, with CORS headers so the widget can read why.
  */
-function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
+export function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
   const origin = event.req.headers.get('origin');
   if (origin === null) return {};
   if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*', ...EXPOSED };
@@ -66,9 +66,18 @@ function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]
   throw new AppError(refusal.status, refusal.error, refusal.message, headers);
 }
 
+/**
+ * Until the project is known (a 401 or a 429 of the authentication), an error is readable by any
+ * page: it holds no member data, and the widget must tell "sign in again" from "offline".
+ */
+export function errorCors(event: H3Event): Record<string, string> {
+  const origin = event.req.headers.get('origin');
+  return origin === null ? {} : { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
+}
+
 /** Authenticates, checks origin and feature, runs the handler; errors keep the CORS headers so the widget can read them. */
 async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | null, write: boolean, handler: WidgetHandler): Promise<unknown> {
-  let cors: Record<string, string> = {};
+  let cors = errorCors(event);
   try {
     const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
     const config = widgetProjectConfig(ctx.db, session.projectId);

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { badRequest } from '../../shared/errors.ts';
 import type { MemberProfile } from '../../domain/members/members.ts';
 import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget/widget-auth.ts';
+import { verifyWidgetSession } from '../../domain/widget/widget-session.ts';
 import type { AppContext } from '../context.ts';
 import { validate } from '../request.ts';
 import { widgetAuthClaims, widgetMember } from '../../schemas/widget.ts';
@@ -10,6 +11,8 @@ import { widgetAuthClaims, widgetMember } from '../../schemas/widget.ts';
 export interface WidgetSession extends WidgetIdentity {
   /** Profile fields the shop's server signed (`member`), applied by init; empty when none were signed. */
   member: MemberProfile;
+  /** True when a signed X-Widget-Auth ticket came (init then issues a session); false for a session token. */
+  ticket: boolean;
 }
 
 /** Headers are short; a header far beyond any real one is refused before it is decoded. */
@@ -35,8 +38,13 @@ function decodeHeader(header: string | null): Record<string, unknown> {
   return claims as Record<string, unknown>;
 }
 
-/** Authenticates a widget request from its X-Widget-Auth header (SPEC 5, widget API). */
+/**
+ * Authenticates a widget request: a session token (`Authorization: Bearer pcs_…`, from init) or a
+ * signed X-Widget-Auth ticket (SPEC 5, widget API). A session wins when both come.
+ */
 export function requireWidgetSession(event: H3Event, ctx: AppContext): WidgetSession {
+  const bearer = /^Bearer\s+(pcs_\S*)$/i.exec(event.req.headers.get('authorization') ?? '')?.[1];
+  if (bearer !== undefined) return { ...verifyWidgetSession(ctx.db, ctx.box, bearer, ctx.clock()), member: {}, ticket: false };
   const claims = decodeHeader(event.req.headers.get('x-widget-auth'));
   const result = v.safeParse(widgetAuthClaims, claims);
   if (!result.success) {
@@ -47,7 +55,7 @@ export function requireWidgetSession(event: H3Event, ctx: AppContext): WidgetSes
   // An object is what pages sent before profile fields were signed: the visitor can change it, so it is ignored.
   const signedMember = typeof result.output.member === 'string' ? result.output.member : undefined;
   const identity = verifyWidgetClaims(ctx.db, ctx.box, { ...result.output, member: signedMember }, ctx.clock());
-  if (signedMember === undefined) return { ...identity, member: {} };
+  if (signedMember === undefined) return { ...identity, member: {}, ticket: true };
   // Profile data is checked only once the signature holds, so a stranger learns nothing from a 400.
   let parsed: unknown;
   try {
@@ -56,5 +64,5 @@ export function requireWidgetSession(event: H3Event, ctx: AppContext): WidgetSes
     throw badRequest('X-Widget-Auth "member" must be JSON text of the profile fields, e.g. {"name":"Ada","email":"ada@example.com"}.');
   }
   const { member } = validate(widgetMember, { member: parsed });
-  return { ...identity, member };
+  return { ...identity, member, ticket: true };
 }

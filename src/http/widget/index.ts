@@ -2,7 +2,9 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../context.ts';
 import { mountWidgetResources } from './api.ts';
 import { badgeRoutes } from './badges.ts';
+import { claimRoutes } from './claims.ts';
 import { gameRoutes } from './games.ts';
+import { mountGuestRoute } from './guest.ts';
 import { historyRoutes } from './history.ts';
 import { initRoutes } from './init.ts';
 import { leaderboardRoutes } from './leaderboard.ts';
@@ -13,9 +15,10 @@ import { referralRoutes } from './referrals.ts';
 import { rewardRoutes } from './rewards.ts';
 import { shareRoutes } from './share.ts';
 
-/** The widget API under /api/widget: one file per resource, X-Widget-Auth on every route. */
+/** The widget API under /api/widget: one file per resource, a session or X-Widget-Auth on every route but the guest view. */
 export function mountWidgetApi(app: H3, ctx: AppContext): void {
+  mountGuestRoute(app, ctx);
   mountWidgetResources(app, ctx, [
-    initRoutes, profileRoutes, historyRoutes, questRoutes, badgeRoutes, rewardRoutes, gameRoutes, promoRoutes, referralRoutes, shareRoutes, leaderboardRoutes,
+    initRoutes, profileRoutes, historyRoutes, questRoutes, badgeRoutes, rewardRoutes, claimRoutes, gameRoutes, promoRoutes, referralRoutes, shareRoutes, leaderboardRoutes,
   ]);
 }

@@ -1,18 +1,19 @@
 import { useContext } from 'preact/hooks';
 import { Ctx } from '../context.ts';
+import type { Key } from '../strings.ts';
 import type { PanelProps } from './common.tsx';
 
 interface Badge { id: string; name: string; description: string | null; imageUrl: string | null; rarity: string; awardedAt?: string }
 
 function Grid({ badges, locked }: { badges: Badge[]; locked: boolean }) {
-  const { date } = useContext(Ctx);
+  const { date, t } = useContext(Ctx);
   return (
     <ul class="badges">
       {badges.map((badge) => (
         <li class={`badge${locked ? ' locked' : ''}`} key={badge.id} title={badge.description ?? ''} style={{ display: 'block', border: 0 }}>
           {badge.imageUrl ? <img src={badge.imageUrl} alt="" /> : <div style={{ fontSize: '36px' }} aria-hidden="true">🏅</div>}
           <div><b>{badge.name}</b></div>
-          <div class="muted">{badge.awardedAt ? date(badge.awardedAt) : badge.rarity}</div>
+          <div class="muted">{badge.awardedAt ? date(badge.awardedAt) : t(`r_${badge.rarity}` as Key)}</div>
         </li>
       ))}
     </ul>

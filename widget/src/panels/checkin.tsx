@@ -1,18 +1,22 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
+import type { Availability } from '../api.ts';
+import { closedText, pointsText } from '../format.tsx';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Checkin {
   gameId: string;
   canCheckin: boolean; currentStreak: number; longestStreak: number; lastCheckinAt: string | null; todayReward: number;
   streakBonus: number | null; nextStreakBonus: { day: number; bonus: number; daysAway: number } | null;
+  /** Applies to today's reward now; `availability` says when the next check-in opens. */
+  multiplier: number; availability: Availability;
 }
 /** pointsAwarded already holds the streak bonus. */
-interface Done { success: boolean; pointsAwarded: number; streakBonus: number | null; newStreak: number; member: { points: number; currentStreak: number } }
+interface Done { success: boolean; pointsAwarded: number; basePoints: number; multiplier: number; streakBonus: number | null; newStreak: number; member: { points: number; currentStreak: number } }
 
 /** The daily check-in: today's reward, the streak, and the next streak bonus. */
 export function CheckinPanel({ data, reload }: PanelProps<Checkin>) {
-  const { t, number, call, setPoints } = useContext(Ctx);
+  const { t, number, date, call, setPoints } = useContext(Ctx);
   const { busy, error, run } = useAction();
   const [done, setDone] = useState<Done | null>(null);
   const checkIn = () => run(async () => {
@@ -25,11 +29,12 @@ export function CheckinPanel({ data, reload }: PanelProps<Checkin>) {
     <div>
       <div class="big">🔥 {number(done?.newStreak ?? data.currentStreak)}</div>
       <div class="muted">{t('streak')}</div>
-      <p>{t('todayReward', { n: data.todayReward })}</p>
+      <p>{data.multiplier === 1 ? t('todayReward', { n: data.todayReward }) : `${t('checkin')}: ${pointsText(t, number, data.todayReward, data.multiplier)}`}</p>
       {data.nextStreakBonus && <p class="muted">{t('nextBonus', { n: data.nextStreakBonus.bonus, d: data.nextStreakBonus.daysAway })}</p>}
-      {done && <p class="note" role="status">+{number(done.pointsAwarded)} {t('points')}</p>}
+      {done && <p class="note" role="status">+{pointsText(t, number, done.basePoints, done.multiplier, done.pointsAwarded)}</p>}
       <ErrorNote text={error} />
       <button class="btn" disabled={busy || !data.canCheckin || done !== null} onClick={checkIn}>{data.canCheckin && !done ? t('checkinBtn') : t('checkedIn')}</button>
+      <p class="muted">{closedText(t, date, data.availability)}</p>
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
 import { Ctx } from '../context.ts';
+import { errorText } from '../format.tsx';
+import type { Key } from '../strings.ts';
 
 /** A panel's data as its probe returned it, and a way to fetch it again after an action. */
 export interface PanelProps<T> {
@@ -9,8 +10,8 @@ export interface PanelProps<T> {
 }
 
 /** Runs one server action at a time for a button, keeping its error message in the visitor's language. */
-export function useAction() {
-  const { t } = useContext(Ctx);
+export function useAction(notFound?: Key) {
+  const { t, date } = useContext(Ctx);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const run = async (work: () => Promise<void>) => {
@@ -20,7 +21,7 @@ export function useAction() {
       await work();
     } catch (thrown) {
       if ((thrown as Error).name === 'AbortError') return;
-      setError(thrown instanceof ApiError && thrown.status === 429 ? t('tryLater') : thrown instanceof ApiError ? thrown.message : t('error'));
+      setError(errorText(t, date, thrown, notFound));
     }
     setBusy(false);
   };

@@ -1,13 +1,17 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
+import type { Availability } from '../api.ts';
+import { closedText, pointsText } from '../format.tsx';
 import { ErrorNote, useAction, useDelay, type PanelProps } from './common.tsx';
 
 export interface Game {
   id: string; name: string; type: string; pointsCost: number;
   prizes: { name: string; value: number; weight: number }[];
+  /** Why Play is closed now and until when (null for the check-in). */
+  availability: Availability | null;
 }
 /** `animation` is what the server decided to show: the slot reels (prize indexes) and the dice faces. */
-interface Result { prizeIndex: number; pointsAwarded: number; animation: { reels?: number[]; dice?: number[] } }
+interface Result { prizeIndex: number; pointsAwarded: number; basePoints: number; multiplier: number; animation: { reels?: number[]; dice?: number[] } }
 interface Play { success: boolean; result: Result; member: { points: number } }
 
 const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
@@ -35,8 +39,8 @@ function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' 
   return <div class="stage"><div class="scratch">{phase === 'done' ? game.prizes[prizeIndex]?.name ?? '?' : '?'}<b style={{ opacity: phase === 'done' ? 0 : 1 }} /></div></div>;
 }
 
-function GameCard({ game }: { game: Game }) {
-  const { t, call, setPoints, motionMs } = useContext(Ctx);
+function GameCard({ game, reload }: { game: Game; reload: () => void }) {
+  const { t, call, setPoints, motionMs, number, date } = useContext(Ctx);
   const { busy, error, run } = useAction();
   const delay = useDelay();
   const [phase, setPhase] = useState<'idle' | 'rolling' | 'done'>('idle');
@@ -46,29 +50,31 @@ function GameCard({ game }: { game: Game }) {
     setOutcome('');
     setPhase('idle');
     const played = await call<Play>('POST', `/games/${encodeURIComponent(game.id)}/play`);
-    const { pointsAwarded } = played.result;
+    const { pointsAwarded, basePoints, multiplier } = played.result;
     setResult(played.result);
     setPhase('rolling');
     await delay(motionMs(1800));
     setPhase('done');
     setPoints(played.member.points);
     // A prize worth nothing ("Try again") is no win, whatever its name.
-    setOutcome(pointsAwarded > 0 ? t('won', { x: t('cost', { n: pointsAwarded }) }) : t('noPrize'));
+    setOutcome(pointsAwarded > 0 ? t('won', { x: pointsText(t, number, basePoints, multiplier, pointsAwarded) }) : t('noPrize'));
+    reload();
   });
+  const closed = closedText(t, date, game.availability);
   return (
     <div class="card">
       <div class="row"><b class="grow">{game.name}</b><span class="muted">{game.pointsCost ? t('cost', { n: game.pointsCost }) : t('free')}</span></div>
       <Stage game={game} phase={phase} result={result} />
       <p role="status" aria-live="polite">{outcome}</p>
       <ErrorNote text={error} />
-      <button class="btn" disabled={busy} onClick={play}>{t('play')}</button>
+      <div class="row"><button class="btn" disabled={busy || !!closed} onClick={play}>{t('play')}</button><span class="muted">{closed}</span></div>
     </div>
   );
 }
 
-export function Games({ data }: PanelProps<{ games: Game[] }>) {
+export function Games({ data, reload }: PanelProps<{ games: Game[] }>) {
   const { t } = useContext(Ctx);
   const games = data.games.filter((game) => game.type !== 'DAILY_CHECKIN');
   if (games.length === 0) return <p class="muted">{t('empty')}</p>;
-  return <div>{games.map((game) => <GameCard key={game.id} game={game} />)}</div>;
+  return <div>{games.map((game) => <GameCard key={game.id} game={game} reload={reload} />)}</div>;
 }

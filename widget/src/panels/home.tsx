@@ -1,9 +1,9 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import type { Key } from '../strings.ts';
+import { historyText } from '../format.tsx';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
-interface Entry { id: string; amount: number; type: string; source: string; description: string | null; createdAt: string }
+interface Entry { id: string; amount: number; type: string; source: string; description: string | null; createdAt: string; entry: { kind: string; params: Record<string, string | number> } }
 export interface History { transactions: Entry[]; pagination: { total: number; limit: number; offset: number; hasMore: boolean } }
 
 /** Balance, lifetime earnings, streak, and the member's history with "load more". */
@@ -17,7 +17,7 @@ export function Home({ data }: PanelProps<History>) {
     const next = await call<History>('GET', `/history?limit=${last.pagination.limit}&offset=${last.pagination.offset + last.transactions.length}`);
     setPages([...pages, next]);
   });
-  const label = (entry: Entry) => entry.source === 'welcome' ? t('welcomeBonus') : entry.description ?? t(`t${entry.type}` as Key);
+  const label = (entry: Entry) => historyText(t, entry.entry);
   return (
     <div>
       <div class="muted">{t('balance')}</div>

@@ -7,6 +7,7 @@ import type { PanelProps } from './common.tsx';
 import { Games, type Game } from './games.tsx';
 import { Home } from './home.tsx';
 import { Leaderboard } from './leaderboard.tsx';
+import { MyRewards } from './my-rewards.tsx';
 import { Promo } from './promo.tsx';
 import { Quests } from './quests.tsx';
 import { ReferralPanel } from './referral.tsx';
@@ -43,6 +44,7 @@ async function loadShare(call: Call) {
 export const PANELS: PanelDef[] = [
   { id: 'home', feature: 'points', load: get('/history?limit=10'), view: Home },
   { id: 'rewards', feature: 'rewards', load: get('/rewards'), view: Rewards },
+  { id: 'myRewards', feature: 'rewards', load: get('/claims'), view: MyRewards },
   { id: 'quests', feature: 'quests', load: get('/quests'), view: Quests },
   { id: 'badges', feature: 'badges', load: get('/badges'), view: Badges },
   { id: 'games', feature: 'games', load: get('/games'), view: Games },

@@ -1,13 +1,14 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
+import { pointsText } from '../format.tsx';
 import { Coupon, ErrorNote, useAction } from './common.tsx';
 
-interface Redeemed { success: boolean; pointsAwarded: number; message: string; claim: { couponCode?: string } | null; member: { points: number } }
+interface Redeemed { success: boolean; pointsAwarded: number; basePoints: number; multiplier: number; claim: { couponCode?: string } | null; member: { points: number } }
 
 /** Promo-code entry: the server's message, the coupon code a reward code gave, and the new balance. */
 export function Promo() {
-  const { t, call, setPoints } = useContext(Ctx);
-  const { busy, error, run } = useAction();
+  const { t, number, call, setPoints } = useContext(Ctx);
+  const { busy, error, run } = useAction('badCode');
   const [code, setCode] = useState('');
   const [result, setResult] = useState<Redeemed | null>(null);
   const redeem = (event: Event) => {
@@ -28,7 +29,8 @@ export function Promo() {
       </div>
       {result && (
         <div class="note" role="status">
-          {result.message}
+          {result.pointsAwarded <= 0 ? t('claimed') : result.multiplier === 1 ? t('promoOk', { n: result.pointsAwarded })
+            : `+${pointsText(t, number, result.basePoints, result.multiplier, result.pointsAwarded)}`}
           {result.claim?.couponCode && <Coupon code={result.claim.couponCode} />}
         </div>
       )}
