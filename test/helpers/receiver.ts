@@ -17,6 +17,8 @@ export type Behaviour = (received: Received, n: number) => number | { status: nu
 export async function startReceiver(behaviour: Behaviour = () => 200) {
   const received: Received[] = [];
   const hanging = new Set<ServerResponse>();
+  // Waiters re-check their condition on every arrival: tests await requests, never sleep.
+  const waiters = new Set<() => void>();
   let respond = behaviour;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -31,6 +33,7 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
       }
       const entry: Received = { headers: req.headers, raw, body, at: performance.now() };
       received.push(entry);
+      for (const check of [...waiters]) check();
       const answer = respond(entry, received.length - 1);
       if (answer === 'hang') {
         hanging.add(res);
@@ -51,14 +54,21 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
     setBehaviour(next: Behaviour) {
       respond = next;
     },
-    /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
-    async waitFor(count: number, timeoutMs = 5_000): Promise<Received[]> {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests within ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return received;
+    /** Resolves once `done()` holds, checked now and at every arrival (the test's own timeout bounds the wait). */
+    until(done: () => boolean): Promise<Received[]> {
+      return new Promise((resolve) => {
+        const check = () => {
+          if (!done()) return;
+          waiters.delete(check);
+          resolve(received);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    /** Resolves once `count` requests arrived. */
+    waitFor(count: number): Promise<Received[]> {
+      return this.until(() => received.length >= count);
     },
     async close() {
       for (const res of hanging) res.destroy();
