@@ -118,7 +118,9 @@ export function App({ init, call, t, language, theme, position, floating, bridge
 
   // A tab appears once its panel has answered, so panels this server lacks never flash up.
   const shown = enabled.filter((panel) => panels.has(panel) && panels.get(panel)!.state !== 'loading');
-  const current = active && shown.includes(active) ? active : shown[0];
+  // Until the shopper picks a tab, the first panel, "Loading…" until it answers: never whichever
+  // answered first (promo answers at once), which would flash up and fetch its chunk for nothing.
+  const current = active && shown.includes(active) ? active : enabled.find((panel) => panels.has(panel));
   const loaded = current && panels.get(current);
   const View = current?.view;
   /** Arrow keys move between tabs (the ARIA tabs pattern); Tab moves on into the panel. */
@@ -154,7 +156,7 @@ export function App({ init, call, t, language, theme, position, floating, bridge
               ))}
             </div>
           )}
-          <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
+          <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current && shown.includes(current) ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
             {init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
             <Ctx.Provider value={context}>
               <OfflineNote />
