@@ -290,6 +290,43 @@ describe('the widget in Chromium', () => {
     expect(checkLedger(server.ctx.db)).toEqual([]);
   }, 60_000);
 
+  it('fetches a seldom-opened panel\'s chunk on its first show; offline it says so, and Retry brings the panel', async () => {
+    await loadDemo();
+    const chunks: string[] = [];
+    const onRequest = (request: { url(): string }) => { if (/\/widget\/\w+\.[0-9a-f]{8}\.js$/.test(request.url())) chunks.push(request.url()); };
+    page.on('request', onRequest);
+    // The server cannot be reached for the chunk, as when the shopper's connection drops.
+    let refuse = true;
+    const pattern = `${server.url}/widget/myRewards.*.js`;
+    await page.route(pattern, (route) => (refuse ? route.abort('internetdisconnected') : route.continue()));
+    try {
+      await launcher().click();
+      await dialog().getByTestId('balance').waitFor();
+      await dialog().getByRole('tab', { name: 'My rewards' }).waitFor();
+      expect(chunks).toEqual([]);
+      await dialog().getByRole('tab', { name: 'My rewards' }).click();
+      await dialog().getByRole('alert').getByText('This section could not be loaded. Check your connection.').waitFor();
+      expect(chunks).toEqual([expect.stringMatching(new RegExp(`^${server.url}/widget/myRewards\\.[0-9a-f]{8}\\.js$`))]);
+      await screenshot('widget-chunk-failed.png');
+      expect(await page.textContent('#errors')).toBe('');
+
+      refuse = false;
+      await dialog().getByRole('button', { name: 'Retry' }).click();
+      await dialog().getByTestId('my-rewards').or(dialog().getByText('Nothing here yet')).waitFor();
+      await expect(dialog().getByTestId('chunk-failed').count()).resolves.toBe(0);
+      // Once run, a chunk stays: back on the tab it shows at once, without fetching it again.
+      await dialog().getByRole('tab', { name: 'Points', exact: true }).click();
+      await dialog().getByRole('tab', { name: 'My rewards' }).click();
+      await dialog().getByTestId('my-rewards').or(dialog().getByText('Nothing here yet')).waitFor();
+      expect(chunks).toHaveLength(2);
+      // The script tags it added are gone again.
+      await expect(page.locator('head script[src*="/widget/"]').count()).resolves.toBe(0);
+    } finally {
+      await page.unroute(pattern);
+      page.off('request', onRequest);
+    }
+  });
+
   it('on an origin the project does not allow, logs one console line naming the origin and the command that allows it', async () => {
     // A shop's page on its own origin (shop.test, which Chromium resolves to 127.0.0.1: not a loopback origin by name).
     const shop = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Shop</title>'));

@@ -32,7 +32,11 @@ beforeAll(async () => {
   server = await startTestServer({ clock: new TestClock(new Date()) });
   expect((await server.api.patch('/api/v1/project', { widget: { signUpUrl: 'https://shop.example/register', signInUrl: 'https://shop.example/login' } })).status).toBe(200);
   // The shop's page, on its own loopback origin: the widget calls the server across origins.
-  shop = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Shop</title><h1>Shop</h1>'));
+  // /strict: a shop whose CSP runs only scripts carrying its nonce; its own tag loads widget.js.
+  shop = createServer((request, response) => (request.url === '/strict'
+    ? response.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "script-src 'nonce-shop1'" })
+      .end(`<!doctype html><title>Shop</title><h1>Shop</h1><script nonce="shop1" src="${server.url}/widget.js"></script>`)
+    : response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Shop</title><h1>Shop</h1>')));
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/`;
   profileDir = mkdtempSync(join(tmpdir(), 'punchcard-chromium-'));
@@ -253,6 +257,27 @@ describe('rewards, numbers, limits and words', () => {
     await expect(history.textContent()).resolves.not.toMatch(/Reward claimed|Daily check-in|Shared on/);
     expect((await server.api.delete(`/api/v1/multipliers/${multiplier}`)).status).toBe(200);
   }, 90_000);
+});
+
+describe('a shop with a strict Content Security Policy', () => {
+  it('runs the panels\' chunks under the nonce the shop gave widget.js', async () => {
+    const violations: string[] = [];
+    const onConsole = (message: { type(): string; text(): string }) => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()); };
+    page.on('console', onConsole);
+    try {
+      await page.goto(`${shopUrl}strict`);
+      await page.waitForFunction(() => 'Punchcard' in window);
+      await startWidget('fay', { reload: false });
+      await launcher().click();
+      await dialog().getByRole('tab', { name: 'Meine Prämien' }).click();
+      await dialog().getByText('Noch nichts da').waitFor();
+      await dialog().getByRole('tab', { name: 'Aufgaben' }).click();
+      await dialog().getByText('Noch nichts da').waitFor();
+      expect(violations).toEqual([]);
+    } finally {
+      page.off('console', onConsole);
+    }
+  }, 60_000);
 });
 
 describe('the guest view', () => {

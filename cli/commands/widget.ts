@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { badRequest } from '../../src/shared/errors.ts';
 import { getSettings } from '../../src/domain/project/settings.ts';
@@ -43,10 +44,14 @@ widgetCommand.command('sign')
     }));
 
 widgetCommand.command('build')
-  .description('build widget.js (the server builds it by itself; this is for a CDN copy) and print its size against the budget')
-  .option('--out <file>', 'write the minified script here')
-  .action(async (options: { out?: string }) => {
-    const bundle = await buildWidget();
-    if (options.out) writeFileSync(options.out, bundle.code);
-    console.log(describeSize(bundle));
+  .description('build widget.js and its chunks (the server builds them by itself; this is for a CDN copy) and print their sizes against the budget')
+  .option('--out-dir <dir>', 'write widget.js and widget/*.js (its chunks, which it loads from beside itself) into this folder')
+  .action(async (options: { outDir?: string }) => {
+    const files = await buildWidget();
+    for (const [path, code] of options.outDir ? files : []) {
+      const file = join(options.outDir!, path);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, code);
+    }
+    console.log(describeSize(files));
   });

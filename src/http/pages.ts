@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { Marked } from 'marked';
-import { widgetBundle } from '../../widget/build.ts';
+import { widgetAssets, WIDGET_SCRIPT } from '../../widget/build.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../shared/errors.ts';
@@ -165,21 +165,25 @@ function referralPage(db: AppContext['db'], rawCode: string): Response {
 <p>Your friend's referral code is <code id="referral-code">${escapeHtml(landing.code)}</code>. Give it when you sign up, and you both earn points.</p>`, { headers });
 }
 
-/** Serves the script with a strong ETag; gzipped when the browser takes it. */
-async function widgetScript(event: H3Event): Promise<Response> {
-  const bundle = await widgetBundle();
+/**
+ * Serves one of the widget's files with a strong ETag; gzipped when the browser takes it. widget.js
+ * keeps its URL across releases, so browsers revalidate it after 5 minutes (a 304 when unchanged)
+ * and a new release reaches every shop quickly; a stale copy may serve a day while revalidating.
+ * A chunk's name carries its content hash, so it is cached for a year and never revalidated.
+ */
+async function widgetFile(event: H3Event, path: string): Promise<Response> {
+  const asset = (await widgetAssets()).get(path);
+  if (!asset) throw notFound(`The widget has no file ${path}; it may be from an older release, so reload the page.`);
   const headers = {
     'content-type': 'text/javascript; charset=utf-8',
-    etag: bundle.etag,
-    // Unversioned URL: browsers revalidate after 5 minutes (a 304 when unchanged), so a new
-    // release reaches every shop quickly; a stale copy may serve a day while revalidating.
-    'cache-control': 'public, max-age=300, stale-while-revalidate=86400',
+    etag: asset.etag,
+    'cache-control': path === WIDGET_SCRIPT ? 'public, max-age=300, stale-while-revalidate=86400' : 'public, max-age=31536000, immutable',
     'cross-origin-resource-policy': 'cross-origin',
     vary: 'Accept-Encoding',
   };
-  if (event.req.headers.get('if-none-match')?.split(/\s*,\s*/).includes(bundle.etag)) return new Response(null, { status: 304, headers });
+  if (event.req.headers.get('if-none-match')?.split(/\s*,\s*/).includes(asset.etag)) return new Response(null, { status: 304, headers });
   const gzip = /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '');
-  return new Response(new Uint8Array(gzip ? bundle.gzipped : bundle.code), { headers: { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) } });
+  return new Response(new Uint8Array(gzip ? asset.gzipped : asset.code), { headers: { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) } });
 }
 
 /** The widget's strings for one language: public, the same for everyone, cached a day. */
@@ -206,7 +210,9 @@ export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean })
     throw notFound(`No document "${name}"; see / for the list.`);
   });
   app.get('/r/:code', (event) => referralPage(ctx.db, event.context.params?.code ?? ''));
-  app.get('/widget.js', widgetScript);
+  app.get('/widget.js', (event) => widgetFile(event, WIDGET_SCRIPT));
+  // The chunks (widget/<name>.<hash>.js), beside widget.js: the script asks for them relative to its own URL.
+  app.get('/widget/:file', (event) => widgetFile(event, `widget/${event.context.params?.file ?? ''}`));
   app.get('/widget/strings/:file', widgetStrings);
   if (options.demo) app.get('/demo', (event) => demoPage(event, ctx));
 }

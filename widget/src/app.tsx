@@ -3,6 +3,8 @@ import { ApiError, errorKey, type Call, type InitResponse, type Member, type The
 import { Ctx, type WidgetContext } from './context.ts';
 import { OfflineNote, useReconnect } from './format.tsx';
 import type { Translate } from './i18n.ts';
+import { lazy } from './lazy.tsx';
+import type { Guest } from './panels/guest.tsx';
 import { PANELS, type PanelDef } from './panels/index.ts';
 import { CSS, MOTION_CSS } from './styles.ts';
 
@@ -24,6 +26,9 @@ export interface AppProps {
 }
 
 type Loaded = { state: 'ready'; data: unknown } | { state: 'error'; message: string } | { state: 'loading' };
+
+/** The theme's colours as the CSS variables the styles use. */
+const themeStyle = (theme: Theme) => ({ '--pc-primary': theme.primaryColor, '--pc-text': theme.textColor, '--pc-bg': theme.backgroundColor } as Record<string, string>);
 
 const FOCUSABLE = 'button:not([disabled]),a[href],input:not([disabled]),[tabindex]:not([tabindex="-1"])';
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -113,7 +118,9 @@ export function App({ init, call, t, language, theme, position, floating, bridge
 
   // A tab appears once its panel has answered, so panels this server lacks never flash up.
   const shown = enabled.filter((panel) => panels.has(panel) && panels.get(panel)!.state !== 'loading');
-  const current = active && shown.includes(active) ? active : shown[0];
+  // Until the shopper picks a tab, the first panel, "Loading…" until it answers: never whichever
+  // answered first (promo answers at once), which would flash up and fetch its chunk for nothing.
+  const current = active && shown.includes(active) ? active : enabled.find((panel) => panels.has(panel));
   const loaded = current && panels.get(current);
   const View = current?.view;
   /** Arrow keys move between tabs (the ARIA tabs pattern); Tab moves on into the panel. */
@@ -124,10 +131,9 @@ export function App({ init, call, t, language, theme, position, floating, bridge
     setActive(next);
     drawer.current?.querySelector<HTMLElement>(`#pc-tab-${next.id}`)?.focus();
   };
-  const style = { '--pc-primary': theme.primaryColor, '--pc-text': theme.textColor, '--pc-bg': theme.backgroundColor } as Record<string, string>;
 
   return (
-    <div class="root" style={style} lang={language}>
+    <div class="root" style={themeStyle(theme)} lang={language}>
       <style>{CSS + MOTION_CSS}</style>
       {floating && (
         <button ref={launcher} class={`launcher ${position}`} aria-label={t('open')} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
@@ -150,7 +156,7 @@ export function App({ init, call, t, language, theme, position, floating, bridge
               ))}
             </div>
           )}
-          <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
+          <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current && shown.includes(current) ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
             {init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
             <Ctx.Provider value={context}>
               <OfflineNote />
@@ -160,6 +166,27 @@ export function App({ init, call, t, language, theme, position, floating, bridge
                 ) : View && <View data={loaded.data} reload={() => current && loadPanel(current)} />}
             </Ctx.Provider>
           </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+const GuestView = lazy('guest', (m: typeof import('./panels/guest.tsx')) => m.GuestView);
+
+/** The widget for a visitor who is not signed in (Punchcard.init without externalId): a launcher and the guest view. */
+export function GuestApp({ data, t, language, theme, position }: { data: Guest & { project: { name: string } }; t: Translate; language: string; theme: Theme; position: string }) {
+  const [open, setOpen] = useState(false);
+  const format = new Intl.NumberFormat(language);
+  const context = { t, number: (n: number) => format.format(n) } as WidgetContext;
+  return (
+    <div class="root" style={themeStyle(theme)} lang={language}>
+      <style>{CSS + MOTION_CSS}</style>
+      <button class={`launcher ${position}`} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>★ {t('open')}</button>
+      {open && (
+        <div class={`drawer ${position}`} role="dialog" aria-modal="true" aria-labelledby="pc-title" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+          <header><h2 id="pc-title">{data.project.name}</h2><button class="x" aria-label={t('close')} onClick={() => setOpen(false)}>×</button></header>
+          <div class="body"><Ctx.Provider value={context}><GuestView data={data} /></Ctx.Provider></div>
         </div>
       )}
     </div>

@@ -1,9 +1,10 @@
 // The embeddable widget: one script that defines window.Punchcard (init, open, close, toggle, destroy).
 import { render } from 'preact';
 import { ApiError, client, guest, start, type Config, type InitResponse } from './api.ts';
-import { App, type Bridge } from './app.tsx';
+import { App, GuestApp, type Bridge } from './app.tsx';
 import { loadStrings, pickLanguage, translator } from './i18n.ts';
-import { GuestApp, type Guest } from './panels/guest.tsx';
+import { chunksFrom, script } from './lazy.tsx';
+import type { Guest } from './panels/guest.tsx';
 
 interface Instance {
   host: HTMLElement;
@@ -13,10 +14,7 @@ interface Instance {
 }
 
 // Where this script came from is the default API address ({cdn_url} is the server itself).
-const scriptOrigin = (() => {
-  const src = (document.currentScript as HTMLScriptElement | null)?.src;
-  return src ? new URL(src).origin : location.origin;
-})();
+const scriptOrigin = script?.src ? new URL(script.src).origin : location.origin;
 
 let instance: Instance | null = null;
 
@@ -35,6 +33,7 @@ async function init(config: Config): Promise<void> {
   const current: Instance = { host, root: host.attachShadow({ mode: 'open' }), abort: new AbortController(), bridge: {} };
   instance = current;
   const apiUrl = (config.apiUrl ?? scriptOrigin).replace(/\/+$/, '');
+  chunksFrom(apiUrl);
   const call = client(config, apiUrl, current.abort.signal);
   let started: InitResponse | (Guest & Pick<InitResponse, 'project'>);
   let language: string;

@@ -1,4 +1,6 @@
-// All of the widget's CSS, inside its shadow root: the shop's styles never reach in, ours never leak out.
+// The widget's CSS, inside its shadow root: the shop's styles never reach in, ours never leak out.
+// Panels with rules of their own (games, badges, quests, promo) bring them in a <style> of their own,
+// so a script without those panels carries none of them.
 export const CSS = `
 :host{all:initial}
 *{box-sizing:border-box;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif}
@@ -33,21 +35,7 @@ li{display:flex;justify-content:space-between;align-items:center;gap:10px;paddin
 .card{border:1px solid rgba(0,0,0,.1);border-radius:12px;padding:12px;margin-bottom:10px}
 .row{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
 .grow{flex:1;min-width:0}
-input{border:1px solid rgba(0,0,0,.25);border-radius:8px;padding:8px 10px;min-height:36px;background:#fff;color:#111}
 .code{font-family:ui-monospace,monospace;font-size:15px;font-weight:700;letter-spacing:.05em;overflow-wrap:anywhere}
-.bar{height:8px;border-radius:4px;background:rgba(0,0,0,.1);overflow:hidden}.bar>i{display:block;height:100%;background:var(--pc-primary)}
 .note{padding:8px 10px;border-radius:8px;background:rgba(0,0,0,.05);margin:8px 0}
-.badges{display:grid;grid-template-columns:repeat(auto-fill,minmax(88px,1fr));gap:10px}
-.badge{text-align:center;font-size:12px}.badge img{width:48px;height:48px;object-fit:contain}.locked{opacity:.4;filter:grayscale(1)}
-.stage{height:120px;display:flex;align-items:center;justify-content:center;font-size:40px;overflow:hidden}
-.spin{flex-direction:column;font-size:18px;height:140px}
-.wheel{width:110px;height:110px;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
-.reel{display:inline-block;width:44px;animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
-@keyframes pc-spin{50%{transform:translateY(-30%);opacity:.3}}
-.die{animation:pc-roll calc(var(--pc-speed) * 2) ease-out}
-@keyframes pc-roll{from{transform:rotate(-540deg) scale(.4)}}
-.scratch{position:relative;padding:16px 24px;border-radius:10px;background:#fde68a;font-size:18px}
-.scratch>b{position:absolute;inset:0;border-radius:10px;background:repeating-linear-gradient(45deg,#9ca3af 0 6px,#6b7280 6px 12px);transition:opacity calc(var(--pc-speed) * 3)}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 export const MOTION_CSS = `.root{--pc-speed:220ms}@media (prefers-reduced-motion:reduce){.root{--pc-speed:1ms}}`;

@@ -5,6 +5,9 @@ import type { PanelProps } from './common.tsx';
 
 interface Badge { id: string; name: string; description: string | null; imageUrl: string | null; rarity: string; awardedAt?: string }
 
+const STYLE = `.badges{display:grid;grid-template-columns:repeat(auto-fill,minmax(88px,1fr));gap:10px}
+.badge{text-align:center;font-size:12px}.badge img{width:48px;height:48px;object-fit:contain}.locked{opacity:.4;filter:grayscale(1)}`;
+
 function Grid({ badges, locked }: { badges: Badge[]; locked: boolean }) {
   const { date, t } = useContext(Ctx);
   return (
@@ -24,6 +27,7 @@ export function Badges({ data }: PanelProps<{ earned: Badge[]; available: Badge[
   const { t } = useContext(Ctx);
   return (
     <div>
+      <style>{STYLE}</style>
       <h3>{t('earnedBadges')}</h3>
       {data.earned.length ? <Grid badges={data.earned} locked={false} /> : <p class="muted">{t('empty')}</p>}
       {data.available.length > 0 && <><h3>{t('lockedBadges')}</h3><Grid badges={data.available} locked /></>}

@@ -44,13 +44,6 @@ export function CopyButton({ text }: { text: string }) {
   return <button class="btn ghost" onClick={copy} aria-live="polite">{copied ? t('copied') : t('copy')}</button>;
 }
 
-/** Resolves after `ms`, or never when the component is gone: callers set state afterwards. */
-export function useDelay() {
-  const timers = useRef<number[]>([]);
-  useEffect(() => () => timers.current.forEach(clearTimeout), []);
-  return (ms: number) => new Promise<void>((resolve) => { timers.current.push(window.setTimeout(resolve, ms)); });
-}
-
 /** A coupon code a claim or a promo code gave: shown, labelled and copyable. */
 export function Coupon({ code }: { code: string }) {
   const { t } = useContext(Ctx);

@@ -1,8 +1,8 @@
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import type { Availability } from '../api.ts';
 import { closedText, pointsText } from '../format.tsx';
-import { ErrorNote, useAction, useDelay, type PanelProps } from './common.tsx';
+import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Game {
   id: string; name: string; type: string; pointsCost: number;
@@ -13,6 +13,17 @@ export interface Game {
 /** `animation` is what the server decided to show: the slot reels (prize indexes) and the dice faces. */
 interface Result { prizeIndex: number; pointsAwarded: number; basePoints: number; multiplier: number; animation: { reels?: number[]; dice?: number[] } }
 interface Play { success: boolean; result: Result; member: { points: number } }
+
+/** The stages' styles, which come with this panel. */
+const STYLE = `.stage{height:120px;display:flex;align-items:center;justify-content:center;font-size:40px;overflow:hidden}
+.spin{flex-direction:column;font-size:18px;height:140px}
+.wheel{width:110px;height:110px;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
+.reel{display:inline-block;width:44px;animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
+@keyframes pc-spin{50%{transform:translateY(-30%);opacity:.3}}
+.die{animation:pc-roll calc(var(--pc-speed) * 2) ease-out}
+@keyframes pc-roll{from{transform:rotate(-540deg) scale(.4)}}
+.scratch{position:relative;padding:16px 24px;border-radius:10px;background:#fde68a;font-size:18px}
+.scratch>b{position:absolute;inset:0;border-radius:10px;background:repeating-linear-gradient(45deg,#9ca3af 0 6px,#6b7280 6px 12px);transition:opacity calc(var(--pc-speed) * 3)}`;
 
 const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
 const SYMBOLS = ['🍒', '🍋', '⭐', '🔔', '7'];
@@ -37,6 +48,13 @@ function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' 
     return <div class="stage" aria-hidden="true">{(result?.animation.dice ?? [6, 6]).map((face, i) => <span key={phase + i} class={phase === 'idle' ? '' : 'die'}>{FACES[face - 1]}</span>)}</div>;
   }
   return <div class="stage"><div class="scratch">{phase === 'done' ? game.prizes[prizeIndex]?.name ?? '?' : '?'}<b style={{ opacity: phase === 'done' ? 0 : 1 }} /></div></div>;
+}
+
+/** Resolves after `ms`, or never when the component is gone: callers set state afterwards. */
+function useDelay() {
+  const timers = useRef<number[]>([]);
+  useEffect(() => () => timers.current.forEach(clearTimeout), []);
+  return (ms: number) => new Promise<void>((resolve) => { timers.current.push(window.setTimeout(resolve, ms)); });
 }
 
 function GameCard({ game, reload }: { game: Game; reload: () => void }) {
@@ -76,5 +94,5 @@ export function Games({ data, reload }: PanelProps<{ games: Game[] }>) {
   const { t } = useContext(Ctx);
   const games = data.games.filter((game) => game.type !== 'DAILY_CHECKIN');
   if (games.length === 0) return <p class="muted">{t('empty')}</p>;
-  return <div>{games.map((game) => <GameCard key={game.id} game={game} reload={reload} />)}</div>;
+  return <div><style>{STYLE}</style>{games.map((game) => <GameCard key={game.id} game={game} reload={reload} />)}</div>;
 }

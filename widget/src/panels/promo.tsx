@@ -5,6 +5,8 @@ import { Coupon, ErrorNote, useAction } from './common.tsx';
 
 interface Redeemed { success: boolean; pointsAwarded: number; basePoints: number; multiplier: number; claim: { couponCode?: string } | null; member: { points: number } }
 
+const STYLE = 'input{border:1px solid rgba(0,0,0,.25);border-radius:8px;padding:8px 10px;min-height:36px;background:#fff;color:#111}';
+
 /** Promo-code entry: the server's message, the coupon code a reward code gave, and the new balance. */
 export function Promo() {
   const { t, number, call, setPoints } = useContext(Ctx);
@@ -22,6 +24,7 @@ export function Promo() {
   };
   return (
     <form onSubmit={redeem}>
+      <style>{STYLE}</style>
       <label for="pc-promo" class="muted">{t('promoLabel')}</label>
       <div class="row">
         <input id="pc-promo" class="grow" value={code} autocomplete="off" onInput={(e) => setCode((e.target as HTMLInputElement).value)} />

@@ -4,12 +4,15 @@ import type { PanelProps } from './common.tsx';
 
 interface Quest { id: string; name: string; description: string | null; points: number; progress: number; targetCount: number; status: string | null }
 
+const STYLE = '.bar{height:8px;border-radius:4px;background:rgba(0,0,0,.1);overflow:hidden}.bar>i{display:block;height:100%;background:var(--pc-primary)}';
+
 /** The member's quests with their progress toward the target. */
 export function Quests({ data }: PanelProps<{ quests: Quest[] }>) {
   const { t } = useContext(Ctx);
   if (data.quests.length === 0) return <p class="muted">{t('empty')}</p>;
   return (
     <div>
+      <style>{STYLE}</style>
       {data.quests.map((quest) => {
         const done = quest.status === 'COMPLETED';
         const percent = Math.min(100, Math.round((quest.progress / Math.max(quest.targetCount, 1)) * 100));
