@@ -1,7 +1,8 @@
-// Builds dist/: the CLI and server bundled into one file (dist/punchcard.mjs) and the replication
-// relay's worker (dist/relay.mjs). Run by `npm ci` (the "prepare" script), `npm run build`, and
-// before the tests; never when the server or the CLI starts.
-// Plain JavaScript, so it needs nothing but esbuild (a development dependency).
+// Builds dist/: the CLI and server bundled into one file (dist/punchcard.mjs), the replication
+// relay's worker (dist/relay.mjs) and the browser widget (dist/public/). Run by `npm ci` (the
+// "prepare" script), `npm run build`, and before the tests; never when the server or the CLI starts.
+// The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
+// (both development dependencies, like esbuild).
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -27,6 +28,9 @@ export async function build() {
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+  const { buildWidget } = await import('../widget/build.ts');
+  const { writeWidgetFiles } = await import('../widget/files.ts');
+  writeWidgetFiles(await buildWidget());
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await build();

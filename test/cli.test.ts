@@ -65,6 +65,17 @@ describe('punchcard CLI', () => {
     expect(statSync(bundle).mtimeMs).toBe(built);
   });
 
+  it('runs on its runtime dependencies alone: the bundle imports no build tool and no widget library', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const bundle = readFileSync(new URL('../dist/punchcard.mjs', import.meta.url), 'utf8');
+    const imported = new Set([...bundle.matchAll(/(?:from |import\()"([^".][^"]*)"/g)].map((m) => m[1]!)
+      .filter((name) => !name.startsWith('node:')).map((name) => name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')));
+    expect([...imported].filter((name) => !(name in pkg.dependencies))).toEqual([]);
+    for (const tool of ['esbuild', 'tsx', 'preact']) expect(pkg.dependencies).not.toHaveProperty(tool);
+    // The widget the server serves was built beside the bundle.
+    expect(existsSync(new URL('../dist/public/widget.js', import.meta.url))).toBe(true);
+  });
+
   it('says how to build when the bundle is missing, instead of building it', () => {
     const checkout = mkdtempSync(join(tmpdir(), 'punchcard-nobundle-'));
     mkdirSync(join(checkout, 'cli'));

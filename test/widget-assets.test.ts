@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWidget, describeSize, gzip, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/build.ts';
+import { describeSize, gzip, readWidgetFiles, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/files.ts';
 import { CHUNKS } from '../widget/src/chunks.ts';
 import { EN, KEYS, LANGUAGES } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
@@ -33,7 +33,7 @@ describe('widget strings', () => {
 
 describe('GET /widget.js', () => {
   it('stays within its size budget; every seldom-opened panel is a chunk of its own, served beside it', async () => {
-    const files = await buildWidget();
+    const files = readWidgetFiles()!; // built by the test run's global setup, as by npm ci
     console.log(describeSize(files));
     // The budget is what every page loads: widget.js alone. The chunks come when their panel is first shown.
     expect(gzip(files.get(WIDGET_SCRIPT)!).length).toBeLessThanOrEqual(WIDGET_BUDGET_BYTES);
@@ -69,7 +69,7 @@ describe('GET /widget.js', () => {
     expect(plain.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(plain.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
     expect(plain.text).toContain('Punchcard');
-    expect(Buffer.byteLength(plain.text)).toBe((await buildWidget()).get(WIDGET_SCRIPT)!.length);
+    expect(Buffer.byteLength(plain.text)).toBe(readWidgetFiles()!.get(WIDGET_SCRIPT)!.length);
     const etag = plain.headers.etag as string;
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
     const gzip = await api.get('/widget.js', { headers: { 'accept-encoding': 'gzip, br' } });

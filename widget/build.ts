@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import type { Metafile, Plugin } from 'esbuild';
 import { rootPath } from '../src/shared/root.ts';
 import { CHUNKS, SHARED } from './src/chunks.ts';
+import { WIDGET_SCRIPT, type WidgetFiles } from './files.ts';
 
-/** The size budget of widget.js, gzipped: what every page loads before the widget shows. */
-export const WIDGET_BUDGET_BYTES = 15 * 1024;
-
-/** The main script's name; chunks are `widget/<name>.<hash>.js`, beside it. */
-export const WIDGET_SCRIPT = 'widget.js';
-
-/** The widget's files by their path under the server's root: widget.js first, then its chunks. */
-export type WidgetFiles = Map<string, Buffer>;
+export { describeSize, gzip, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT, type WidgetFiles } from './files.ts';
 
 const ROOT = rootPath('');
 const SRC = rootPath('widget/src/');
@@ -83,9 +76,8 @@ const inputsOf = (metafile: Metafile, output: string) => Object.keys(metafile.ou
 /**
  * Builds the widget from its TypeScript sources, in memory: the main script, widget.js, which
  * every page loads, and one chunk per seldom-opened panel (chunks.ts), named by its content hash,
- * which widget.js fetches from beside itself when the panel is first shown. The server does this
- * itself the first time the widget is asked for, so there is no build step to forget and the
- * script always matches the server that answers its calls.
+ * which widget.js fetches from beside itself when the panel is first shown. Run by `npm run build`
+ * (and so by `npm ci`), which writes the files to dist/public/; the server only reads them.
  */
 export async function buildWidget(): Promise<WidgetFiles> {
   // Loaded on first use: most commands never build the widget, and esbuild is slow to load.
@@ -118,32 +110,3 @@ export async function buildWidget(): Promise<WidgetFiles> {
   }
   return new Map([[WIDGET_SCRIPT, Buffer.from(main.outputFiles[0]!.contents)], ...files.sort(([a], [b]) => a.localeCompare(b))]);
 }
-
-export const gzip = (code: Buffer) => gzipSync(code, { level: 9 });
-
-/** A file as the server sends it: gzipped once, with a strong ETag. */
-export interface WidgetAsset {
-  code: Buffer;
-  gzipped: Buffer;
-  etag: string;
-}
-
-let cached: Promise<Map<string, WidgetAsset>> | undefined;
-
-/** The widget's files, built once per process. A failed build is not cached, so the next request retries. */
-export function widgetAssets(): Promise<Map<string, WidgetAsset>> {
-  cached ??= buildWidget().then((files) => new Map([...files].map(([path, code]) => [path, {
-    code, gzipped: gzip(code), etag: `"${createHash('sha256').update(code).digest('hex').slice(0, 32)}"`,
-  }]))).catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
-  return cached;
-}
-
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-
-/** One line for widget.js against its budget, and one per chunk. */
-export const describeSize = (files: WidgetFiles) => [...files].map(([path, code]) => (path === WIDGET_SCRIPT
-  ? `${path}: ${kb(code.length)} minified, ${kb(gzip(code).length)} gzipped (budget ${WIDGET_BUDGET_BYTES / 1024} KB)`
-  : `  ${path}: ${kb(code.length)} minified, ${kb(gzip(code).length)} gzipped, loaded when its panel is first shown`)).join('\n');

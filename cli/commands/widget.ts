@@ -1,12 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { badRequest } from '../../src/shared/errors.ts';
 import { getSettings } from '../../src/domain/project/settings.ts';
 import { signWidgetSession } from '../../src/domain/widget/widget-auth.ts';
 import { validate } from '../../src/http/request.ts';
 import { widgetMember } from '../../src/schemas/widget.ts';
-import { buildWidget, describeSize } from '../../widget/build.ts';
+import { describeSize, readWidgetFiles, writeWidgetFiles } from '../../widget/files.ts';
 import { withStore } from '../context.ts';
 import { printJson } from '../output.ts';
 
@@ -43,15 +41,12 @@ widgetCommand.command('sign')
       console.log(`X-Widget-Auth: ${header}\n\nPunchcard.init(${JSON.stringify(config, null, 2)});${originNote}`);
     }));
 
-widgetCommand.command('build')
-  .description('build widget.js and its chunks (the server builds them by itself; this is for a CDN copy) and print their sizes against the budget')
+widgetCommand.command('files')
+  .description('print the sizes of the built widget.js and its chunks against the budget; --out-dir copies them (for a CDN)')
   .option('--out-dir <dir>', 'write widget.js and widget/*.js (its chunks, which it loads from beside itself) into this folder')
-  .action(async (options: { outDir?: string }) => {
-    const files = await buildWidget();
-    for (const [path, code] of options.outDir ? files : []) {
-      const file = join(options.outDir!, path);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, code);
-    }
+  .action((options: { outDir?: string }) => {
+    const files = readWidgetFiles();
+    if (!files) throw new Error('the widget is not built: run `npm run build` (npm ci does it)');
+    if (options.outDir) writeWidgetFiles(files, options.outDir);
     console.log(describeSize(files));
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { Marked } from 'marked';
-import { widgetAssets, WIDGET_SCRIPT } from '../../widget/build.ts';
+import { WIDGET_SCRIPT } from '../../widget/files.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../shared/errors.ts';
@@ -11,6 +11,7 @@ import { demoProject } from '../domain/widget/widget-demo.ts';
 import { rootPath } from '../shared/root.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
+import { widgetAsset } from './widget-assets.ts';
 
 const DOCS_DIR = rootPath('docs/');
 const DOC_FILES = readdirSync(DOCS_DIR);
@@ -171,8 +172,8 @@ function referralPage(db: AppContext['db'], rawCode: string): Response {
  * and a new release reaches every shop quickly; a stale copy may serve a day while revalidating.
  * A chunk's name carries its content hash, so it is cached for a year and never revalidated.
  */
-async function widgetFile(event: H3Event, path: string): Promise<Response> {
-  const asset = (await widgetAssets()).get(path);
+function widgetFile(event: H3Event, path: string): Response {
+  const asset = widgetAsset(path);
   if (!asset) throw notFound(`The widget has no file ${path}; it may be from an older release, so reload the page.`);
   const headers = {
     'content-type': 'text/javascript; charset=utf-8',
