@@ -37,8 +37,9 @@ export interface RouteOptions<B, Q, I> {
   optionalBody?: true;
   query?: Q;
   /**
-   * The handler runs in one transaction (the next group commit). A write that is not a GET changes
-   * something for its caller: it honours Idempotency-Key and counts as a change in the rate limits.
+   * The handler runs in one transaction (the next group commit), so it is synchronous. A write that
+   * is not a GET changes something for its caller: it honours Idempotency-Key and counts as a change
+   * in the rate limits.
    */
   write?: true;
   /** The answer carries a secret, which is never stored for a replay: an Idempotency-Key is refused. */
