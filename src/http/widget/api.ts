@@ -10,7 +10,7 @@ import { methodsByPath, type Api, type MountedRoute, type Surface } from '../rou
 import { guestQuery } from '../../schemas/widget.ts';
 import { requireWidgetSession } from './auth.ts';
 
-export const WIDGET_BASE = '/api/widget';
+const WIDGET_BASE = '/api/widget';
 
 /** Who calls the widget API: a signed-in member, with their project's widget settings. */
 export interface WidgetCaller {
