@@ -1,38 +1,7 @@
-import type { H3, H3Event } from 'h3';
-import * as v from 'valibot';
-import { widgetProjectConfig } from '../../domain/widget/widget-config.ts';
-import { guestProject, guestView } from '../../domain/widget/widget-guest.ts';
-import type { AppContext } from '../context.ts';
-import { errorResponse, refuseOtherMethods } from '../errors.ts';
-import { readQuery } from '../request.ts';
-import { corsHeaders, errorCors, WIDGET_BASE } from './api.ts';
+import { guestView } from '../../domain/widget/widget-guest.ts';
+import type { GuestApi } from './api.ts';
 
-const guestQuery = v.strictObject({
-  publicKey: v.pipe(v.string('must be the publishable key (pk_live_…)'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
-});
-
-/**
- * GET /api/widget/guest?publicKey=pk_…: the programme for visitors who are not signed in, from
- * the publishable key alone. Public and read-only; the address limit applies (as to every public
- * path), a wrong key spends the address's failed-check budget, and only allowed origins may read it.
- */
-export function mountGuestRoute(app: H3, ctx: AppContext): void {
-  const path = `${WIDGET_BASE}/guest`;
-  app.get(path, (event: H3Event) => {
-    let cors = errorCors(event);
-    try {
-      const { publicKey } = readQuery(event, guestQuery);
-      const now = ctx.clock();
-      const projectId = ctx.guard.authAttempt(event, () => guestProject(ctx.db, publicKey, now));
-      const config = widgetProjectConfig(ctx.db, projectId);
-      cors = corsHeaders(event, projectId, config.widgetSettings.allowedOrigins);
-      for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
-      return guestView(ctx.db, projectId, config, now);
-    } catch (error) {
-      const response = errorResponse(error, ctx.log);
-      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
-      return response;
-    }
-  });
-  refuseOtherMethods(app, path, ['GET', 'OPTIONS']);
+/** The programme for visitors who are not signed in: public and read-only (guestSurface). */
+export function guestRoutes({ route, ctx }: GuestApi): void {
+  route('GET', '/guest', {}, ({ projectId, config, now }) => guestView(ctx.db, projectId, config, now));
 }
