@@ -9,8 +9,8 @@ import { promoCodes } from '../domain/catalog/promo-code-kind.ts';
 import { quests } from '../domain/catalog/quest-kind.ts';
 import { rewards } from '../domain/catalog/reward-kind.ts';
 import { EARNING_SOURCES } from '../domain/multipliers/earn.ts';
-import { MAX_POSTING } from '../domain/ledger/ledger.ts';
-import { httpUrl, identifier, multilineText, queryBool, queryInt, text, timestamp } from './common.ts';
+import { httpUrl, identifier, MAX_POSTING, multilineText, text, timestamp } from '../shared/value-schemas.ts';
+import { queryBool, queryInt } from './common.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
