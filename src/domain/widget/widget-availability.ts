@@ -2,7 +2,8 @@ import type { Db } from '../../db/connection.ts';
 import { nextLocalMidnight, projectTimeZone } from '../project/calendar.ts';
 import { requireGame, playLimit } from '../games/play.ts';
 import { requireMember } from '../members/members.ts';
-import { activeMultipliers, type EarningSource } from '../multipliers/earn.ts';
+import type { EarningSource } from '../catalog/multiplier-kind.ts';
+import { activeMultipliers } from '../multipliers/earn.ts';
 import type { ShareStatus } from '../share/share.ts';
 
 /**
