@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { archiveItem, createItem, listItems, updateItem, type CatalogItem, type CatalogKind, type ColumnType } from '../../src/domain/catalog/catalog-items.ts';
-import { validate } from '../../src/http/request.ts';
+import { validate } from '../../src/shared/validate.ts';
 import { CATALOGS } from '../../src/schemas/catalog.ts';
 import { withStore } from '../context.ts';
 import { printJson, printTable } from '../output.ts';

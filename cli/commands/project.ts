@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { getSettings, projectView, updateSettings } from '../../src/domain/project/settings.ts';
-import { validate } from '../../src/http/request.ts';
+import { validate } from '../../src/shared/validate.ts';
 import { projectPatchBody } from '../../src/schemas/project.ts';
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printSummary } from '../output.ts';

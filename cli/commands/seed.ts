@@ -5,7 +5,7 @@ import { AppError, badRequest } from '../../src/shared/errors.ts';
 import { isPlainObject } from '../../src/shared/objects.ts';
 import { DEFAULT_SETTINGS, getSettings, updateSettings } from '../../src/domain/project/settings.ts';
 import type { Db } from '../../src/db/connection.ts';
-import { validate } from '../../src/http/request.ts';
+import { validate } from '../../src/shared/validate.ts';
 import { CATALOGS } from '../../src/schemas/catalog.ts';
 import { projectPatchBody } from '../../src/schemas/project.ts';
 import { withStore } from '../context.ts';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { badRequest } from '../../src/shared/errors.ts';
 import { getSettings } from '../../src/domain/project/settings.ts';
 import { signWidgetSession } from '../../src/domain/widget/widget-auth.ts';
-import { validate } from '../../src/http/request.ts';
+import { validate } from '../../src/shared/validate.ts';
 import { widgetMember } from '../../src/schemas/widget.ts';
 import { describeSize, readWidgetFiles, writeWidgetFiles } from '../../widget/files.ts';
 import { withStore } from '../context.ts';

@@ -2,33 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { assertBodySize, getQuery, getRouterParams, type H3Event } from 'h3';
 import * as v from 'valibot';
 import { AppError, badRequest } from '../shared/errors.ts';
+import { type Schema, validate } from '../shared/validate.ts';
 
 /** Bodies above this are refused with 413 before they are fully read; every route's JSON fits in it. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Objects and arrays nest at most this deep in a JSON body; real payloads stay far below. */
 export const MAX_JSON_DEPTH = 32;
-
-type Schema = v.GenericSchema<unknown, unknown>;
-
-type Origin = 'body' | 'query';
-
-function describeIssue(issue: v.BaseIssue<unknown>, origin: Origin): string {
-  const path = issue.path?.map((item) => String(item.key)).join('.') ?? '';
-  const noun = origin === 'query' ? 'query parameter' : 'field';
-  // A strict object reports both unknown keys (expected "never") and missing required keys.
-  if (issue.type === 'strict_object' && path && issue.expected === 'never') return `Unknown ${noun} "${path}"`;
-  if (!path) return `The request ${origin === 'query' ? 'query' : 'body'} ${issue.message}`;
-  const what = origin === 'query' ? `Query parameter "${path}"` : `"${path}"`;
-  return issue.received === 'undefined' ? `${what} is required` : `${what} ${issue.message}`;
-}
-
-/** Validates with valibot; on failure, a 400 whose message names every offending field. */
-export function validate<S extends Schema>(schema: S, input: unknown, origin: Origin = 'body'): v.InferOutput<S> {
-  const result = v.safeParse(schema, input);
-  if (result.success) return result.output;
-  throw badRequest(result.issues.slice(0, 5).map((issue) => describeIssue(issue, origin)).join('; '));
-}
 
 // The connection is closed after a 413, so the rest of a huge body is never read.
 const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`, { connection: 'close' });

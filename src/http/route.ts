@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { badRequest } from '../shared/errors.ts';
 import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
 import type { AppContext } from './context.ts';
-import { pathParam, readJson, readQuery, validate } from './request.ts';
+import { validate } from '../shared/validate.ts';
+import { pathParam, readJson, readQuery } from './request.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;

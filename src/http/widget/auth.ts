@@ -4,7 +4,7 @@ import { badRequest } from '../../shared/errors.ts';
 import { verifyWidgetClaims, widgetUnauthorized } from '../../domain/widget/widget-auth.ts';
 import { verifyWidgetSession, type WidgetSession } from '../../domain/widget/widget-session.ts';
 import type { AppContext } from '../context.ts';
-import { validate } from '../request.ts';
+import { validate } from '../../shared/validate.ts';
 import { widgetAuthClaims, widgetMember } from '../../schemas/widget.ts';
 
 /** Headers are short; a header far beyond any real one is refused before it is decoded. */
