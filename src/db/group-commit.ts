@@ -1,5 +1,6 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
+import { begin, end, settled } from './transaction.ts';
 
 interface PendingWrite {
   work: () => unknown;
@@ -71,12 +72,11 @@ export class GroupCommitter {
     const savepoint = stmt(db, 'SAVEPOINT unit');
     const release = stmt(db, 'RELEASE unit');
     try {
-      stmt(db, 'BEGIN IMMEDIATE').run();
+      begin(db);
       for (const write of batch) {
         savepoint.run();
         try {
-          const value = write.work();
-          if (value instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
+          const value = settled(write.work());
           release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -89,9 +89,9 @@ export class GroupCommitter {
           outcomes.push({ ok: false, error });
         }
       }
-      stmt(db, 'COMMIT').run();
+      end(db, true);
     } catch (error) {
-      if (db.inTransaction) stmt(db, 'ROLLBACK').run();
+      end(db, false);
       const failure = new StorageError(error);
       for (const write of batch) write.reject(failure);
       return;

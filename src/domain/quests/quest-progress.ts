@@ -179,10 +179,15 @@ export function trackEvent(db: Db, projectId: string, input: EventInput, actor: 
     let questsTriggered = 0;
     const questsCompleted: QuestCompletion[] = [];
     for (const quest of matching) {
+      const current = member;
       let step: Advanced;
       try {
-        assertActive(quest, now);
-        step = advance(db, quest, member, 1, metadata, actor, now);
+        // Its own savepoint: a quest that cannot take the event is skipped, and whatever its step
+        // wrote before refusing is undone with it, never committed half-done with the rest.
+        step = atomically(db, () => {
+          assertActive(quest, now);
+          return advance(db, quest, current, 1, metadata, actor, now);
+        });
       } catch (error) {
         if (error instanceof AppError && error.status !== 400 && error.status < 500) continue;
         throw error;
