@@ -1,5 +1,6 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
+import { transactionBegan, transactionEnded } from './cache-version.ts';
 
 /** Transaction work must finish before its COMMIT or RELEASE. */
 export function settled<T>(result: T): T {
@@ -7,9 +8,10 @@ export function settled<T>(result: T): T {
   return result;
 }
 
-/** BEGIN IMMEDIATE, for every transaction src/db opens. */
+/** BEGIN IMMEDIATE, for every transaction src/db opens (the caches' once-per-transaction check starts here). */
 export function begin(db: Db): void {
   stmt(db, 'BEGIN IMMEDIATE').run();
+  transactionBegan(db);
 }
 
 /** COMMIT, or ROLLBACK when `commit` is false or the COMMIT fails; a transaction SQLite already abandoned is left as it is. */
@@ -18,6 +20,7 @@ export function end(db: Db, commit: boolean): void {
     if (commit) stmt(db, 'COMMIT').run();
   } finally {
     if (db.inTransaction) stmt(db, 'ROLLBACK').run();
+    transactionEnded(db);
   }
 }
 

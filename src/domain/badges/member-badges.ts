@@ -3,10 +3,10 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { getItem, liveItems } from '../catalog/catalog-items.ts';
 import { badges, type Badge, type BadgeCriterion } from '../catalog/badge-kind.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import { conflict, forbidden, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { requireMember, type MemberRow } from '../members/members.ts';
+import { projectContext } from '../project/project-context.ts';
 import { emit } from '../events/record-event.ts';
 
 /** A badge a member holds (server API view). */
@@ -103,7 +103,7 @@ function counter(db: Db, member: MemberRow, criterion: BadgeCriterion): number |
  * does not hold the counter. Costs nothing beyond a cached read when no threshold is reached.
  */
 export function evaluateBadgeCriteria(db: Db, member: MemberRow, criterion: BadgeCriterion, now: Date, value?: number): void {
-  const candidates = hotCatalog(db, member.project_id).criteriaBadges.filter((badge) => badge.criteria!.type === criterion);
+  const candidates = projectContext(db, member.project_id).criteriaBadges.filter((badge) => badge.criteria!.type === criterion);
   if (candidates.length === 0) return;
   const reached = value ?? counter(db, member, criterion);
   if (reached === undefined) return;

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.ts';
+import { cachedRowsChanged } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { badRequest, conflict, notFound } from '../../shared/errors.ts';
@@ -82,10 +83,10 @@ export function toItem(kind: CatalogKind, row: Record<string, unknown>): Catalog
   return { ...item, createdAt: row.created_at, updatedAt: row.updated_at, archivedAt: row.archived_at } as CatalogItem;
 }
 
-/** Catalog rows change rarely; every change replaces the project's version so caches reload (see catalog-cache.ts). */
+/** Catalog rows change rarely, and each connection caches the hot ones (src/db/cache-version.ts): every change says so. */
 function touchCatalog(db: Db, projectId: string): void {
-  const { changes } = stmt(db, 'UPDATE projects SET catalog_version = ? WHERE id = ?').run(newId('cv'), projectId);
-  if (changes === 0) throw notFound(`No project with id "${projectId}"`);
+  if (stmt(db, 'SELECT 1 FROM projects WHERE id = ?').get(projectId) === undefined) throw notFound(`No project with id "${projectId}"`);
+  cachedRowsChanged(db);
 }
 
 function row(db: Db, kind: CatalogKind, projectId: string, id: string): Record<string, unknown> | undefined {

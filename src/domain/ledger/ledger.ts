@@ -2,11 +2,11 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { evaluateBadgeCriteria } from '../badges/member-badges.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import { addMs, DAY_MS } from '../../shared/clock.ts';
 import { badRequest, insufficientPoints } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { memberById, requireMember, toMember, type Member, type MemberRow } from '../members/members.ts';
+import { projectContext } from '../project/project-context.ts';
 import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
 
@@ -147,7 +147,7 @@ function emitPosting(db: Db, member: MemberRow, row: TransactionRow, now: Date):
 
 function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {
   if (explicit) return explicit.toISOString();
-  const days = hotCatalog(db, projectId).pointsExpiryDays;
+  const days = projectContext(db, projectId).pointsExpiryDays;
   return days ? addMs(now, days * DAY_MS).toISOString() : null;
 }
 

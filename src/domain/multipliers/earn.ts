@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.ts';
-import { hotCatalog, type MultiplierEvent } from '../catalog/hot-catalog.ts';
+import type { MultiplierEvent } from '../catalog/hot-catalog.ts';
+import { projectContext } from '../project/project-context.ts';
 import { postToLedger, type Transaction } from '../ledger/ledger.ts';
 import type { Member, MemberRow } from '../members/members.ts';
 
@@ -14,7 +15,7 @@ export type EarningSource = (typeof EARNING_SOURCES)[number];
 /** The multiplier events applying now to `source`, highest first. */
 export function activeMultipliers(db: Db, projectId: string, now: Date, source?: EarningSource): MultiplierEvent[] {
   const at = now.toISOString();
-  return hotCatalog(db, projectId).multipliers
+  return projectContext(db, projectId).multipliers
     .filter((event) => event.isActive && event.startsAt <= at && at < event.endsAt && (!source || !event.sources || event.sources.includes(source)))
     .sort((a, b) => b.multiplier - a.multiplier);
 }
