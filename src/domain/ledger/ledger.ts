@@ -5,7 +5,7 @@ import { evaluateBadgeCriteria } from '../badges/member-badges.ts';
 import { addMs, DAY_MS } from '../../shared/clock.ts';
 import { badRequest, insufficientPoints } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { memberById, requireMember, toMember, type Member, type MemberRow } from '../members/members.ts';
+import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { projectContext } from '../project/project-context.ts';
 import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
@@ -125,7 +125,7 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
       evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
       addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
     }
-    return { transaction: toTransaction(row), member: toMember(db, updated) };
+    return { transaction: toTransaction(row), member: memberView(db, updated) };
   });
 }
 

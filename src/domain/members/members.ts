@@ -5,6 +5,8 @@ import { atomically } from '../../db/transaction.ts';
 import { notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { levelFor } from '../levels/member-level.ts';
+import type { LevelDefinition } from '../catalog/hot-catalog.ts';
+import { projectContext } from '../project/project-context.ts';
 import { emit } from '../events/record-event.ts';
 
 export interface MemberRow {
@@ -48,7 +50,8 @@ export interface Member {
   levelName: string | null;
 }
 
-export const toMember = (db: Db, row: MemberRow): Member => ({
+/** The API view of a member row, given the project's levels (highest threshold first). Reads nothing. */
+export const toMember = (row: MemberRow, levels: readonly LevelDefinition[]): Member => ({
   id: row.public_id,
   externalId: row.external_id,
   email: row.email,
@@ -60,8 +63,11 @@ export const toMember = (db: Db, row: MemberRow): Member => ({
   longestStreak: row.longest_streak,
   metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   createdAt: row.created_at,
-  ...levelFor(db, row.project_id, row.total_points_earned),
+  ...levelFor(levels, row.total_points_earned),
 });
+
+/** toMember with the levels of the project's cached context. */
+export const memberView = (db: Db, row: MemberRow): Member => toMember(row, projectContext(db, row.project_id).levels);
 
 /** Profile fields a caller may set. `null` clears a field; an absent field is left as it is. */
 export interface MemberProfile {
@@ -155,7 +161,7 @@ export function upsertMember(
     const id = existing?.id ?? Number(stmt(db, `INSERT INTO members (public_id, project_id, external_id, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?)`).run(newId('mem'), projectId, externalId, now.toISOString(), now.toISOString()).lastInsertRowid);
     writeProfile(db, id, profile, now);
-    const member = toMember(db, memberById(db, id));
+    const member = memberView(db, memberById(db, id));
     emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
     return { member, created: !existing };
   });
@@ -165,7 +171,7 @@ export function updateMember(db: Db, projectId: string, externalId: string, prof
   return atomically(db, () => {
     const row = requireMember(db, projectId, externalId);
     writeProfile(db, row.id, profile, now);
-    const member = toMember(db, memberById(db, row.id));
+    const member = memberView(db, memberById(db, row.id));
     emitMember(db, projectId, 'member.updated', member, now);
     return member;
   });
@@ -224,8 +230,9 @@ export function listMembers(
     offset: query.offset,
     countLimit,
   };
+  const { levels } = projectContext(db, projectId);
   const page = (total: number, rows: MemberRow[]) => ({
-    members: rows.map((row) => toMember(db, row)),
+    members: rows.map((row) => toMember(row, levels)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   });
   const where = scope(search);
@@ -247,5 +254,5 @@ export function lookupMember(db: Db, projectId: string, by: { email?: string | u
     ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, id LIMIT 1', projectId, by.email)
     : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
-  return toMember(db, row);
+  return memberView(db, row);
 }

@@ -7,7 +7,7 @@ import { badges, type Badge } from '../catalog/badge-kind.ts';
 import { quests, type Quest } from '../catalog/quest-kind.ts';
 import { AppError, conflict, forbidden } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { findMember, memberById, requireMember, toMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
+import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
 import { earn, type Earned } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 
@@ -214,7 +214,7 @@ export function progressQuest(db: Db, projectId: string, questId: string, input:
     const member = requireMember(db, projectId, input.externalId);
     assertActive(quest, now);
     const step = advance(db, quest, member, input.progress, input.metadata, actor, now);
-    return { completion: toProgress(step.row), member: toMember(db, step.member), completed: step.earned !== undefined };
+    return { completion: toProgress(step.row), member: memberView(db, step.member), completed: step.earned !== undefined };
   });
 }
 
@@ -232,7 +232,7 @@ export function completeQuest(db: Db, projectId: string, questId: string, input:
     const applied = step.earned!.multiplierEvent;
     return {
       completion: toCompletion(step.row, quest),
-      member: toMember(db, step.member),
+      member: memberView(db, step.member),
       multiplierApplied: applied && { id: applied.id, name: applied.name, multiplier: applied.multiplier },
     };
   });

@@ -6,7 +6,7 @@ import { localDate, projectTimeZone } from '../project/calendar.ts';
 import { readableCode, uniqueCode } from '../../shared/codes.ts';
 import { conflict, forbidden, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { findMember, memberById, requireMember, toMember, upsertMember, type Member, type MemberRow, type MemberProfile } from '../members/members.ts';
+import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow, type MemberProfile } from '../members/members.ts';
 import { earn } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 import { getSettings } from '../project/settings.ts';
@@ -219,7 +219,7 @@ export function applyReferral(db: Db, projectId: string, input: ApplyInput, acto
     return {
       success: true,
       referral: toReferral(db, row),
-      member: toMember(db, memberById(db, referee.id)),
+      member: memberView(db, memberById(db, referee.id)),
       rewardsAwarded: { referrer: converted?.referrerPoints ?? 0, referee: refereePoints },
     };
   });

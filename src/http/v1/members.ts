@@ -1,4 +1,4 @@
-import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../../domain/members/members.ts';
+import { listMembers, lookupMember, memberView, requireMember, updateMember, upsertMember } from '../../domain/members/members.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { pathParam, readJson, readQuery, validate } from '../request.ts';
 import { emptyBody } from '../../schemas/common.ts';
@@ -19,7 +19,7 @@ export function memberRoutes({ route, ctx }: ServerApi): void {
 
   route('GET', '/members/lookup', (event, key) => lookupMember(ctx.db, key.projectId, readQuery(event, memberLookupQuery)));
 
-  route('GET', '/members/:externalId', (event, key) => toMember(ctx.db, requireMember(ctx.db, key.projectId, pathParam(event, 'externalId'))));
+  route('GET', '/members/:externalId', (event, key) => memberView(ctx.db, requireMember(ctx.db, key.projectId, pathParam(event, 'externalId'))));
 
   route('PATCH', '/members/:externalId', async (event, key, now) => {
     const rawBody = await readJson(event);
