@@ -122,7 +122,7 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
     if (posting.amount > 0) {
-      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
+      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });
       addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
     }
     return { transaction: toTransaction(row), member: memberView(db, updated) };

@@ -164,7 +164,7 @@ export function convertReferral(db: Db, referee: MemberRow, now: Date): { referr
     stmt(db, `UPDATE referrals SET status = 'CONVERTED', referrer_points = ?, referrer_rewarded = ?, converted_month = ?, converted_at = ? WHERE id = ?`)
       .run(paid, rewardable ? 1 : 0, monthIn(db, referee.project_id, now), now.toISOString(), row.id);
     const converted = stmt<number>(db, "SELECT count(*) FROM referrals WHERE referrer_id = ? AND status = 'CONVERTED'").pluck().get(referrer.id)!;
-    evaluateBadgeCriteria(db, memberById(db, referrer.id), 'referralsConverted', now, converted);
+    evaluateBadgeCriteria(db, memberById(db, referrer.id), 'referralsConverted', now, { from: converted - 1, to: converted });
     const referral = toReferral(db, stmt<ReferralRow>(db, `${REFERRAL_SELECT} WHERE id = ?`).get(row.id)!);
     emit(db, referee.project_id, 'referral.converted', {
       referralId: referral.id, referralCode: referral.referralCode, referrerExternalId: referral.referrerExternalId,
