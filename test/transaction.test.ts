@@ -75,6 +75,11 @@ describe('atomically()', () => {
     expect(committed()).toEqual([1, 2, 4]);
   });
 
+  it('keeps the group committer\'s savepoint journals in memory, not in a temporary file', () => {
+    new GroupCommitter(db);
+    expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+  });
+
   it('refuses work that returns a promise, and leaves no savepoint or transaction open', () => {
     expect(() => atomically(db, () => Promise.resolve())).toThrow(/cannot return a promise/);
     expect(db.inTransaction).toBe(false);

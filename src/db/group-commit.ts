@@ -35,6 +35,13 @@ export class GroupCommitter {
   constructor(db: Db, options: { maxBatch?: number } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
+    // SQLite copies what a savepoint may have to undo to a sub-journal, and moves it to a
+    // temporary file once it passes 64 KiB; the rest of the batch then writes every page it copies
+    // to that file, one system call each. In memory, an award or a member insert in a batch of 100
+    // costs 40-50% less CPU (measured in-process). This connection's queries sort through
+    // indexes, and the one full VACUUM (useIncrementalVacuum) runs before the server makes its
+    // committer, so nothing large is kept in memory instead.
+    db.pragma('temp_store = MEMORY');
   }
 
   /** Queues synchronous `work` for the next batch; resolves with its result once committed. */
