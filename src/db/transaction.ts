@@ -1,26 +1,62 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
+import { transactionBegan, transactionEnded } from './cache-version.ts';
 
-/** Runs `work` between `open` and `close`; if it throws, runs `undo` and rethrows. */
-function bracket<T>(db: Db, open: string, close: string[], undo: string[], work: () => T): T {
-  stmt(db, open).run();
+/** Transaction work must finish before its COMMIT or RELEASE. */
+export function settled<T>(result: T): T {
+  if (result instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
+  return result;
+}
+
+/** BEGIN IMMEDIATE, for every transaction src/db opens (the caches' once-per-transaction check starts here). */
+export function begin(db: Db): void {
+  stmt(db, 'BEGIN IMMEDIATE').run();
+  transactionBegan(db);
+}
+
+/** COMMIT, or ROLLBACK when `commit` is false or the COMMIT fails; a transaction SQLite already abandoned is left as it is. */
+export function end(db: Db, commit: boolean): void {
   try {
-    const result = work();
-    if (result instanceof Promise) throw new TypeError('Transaction work cannot return a promise: it must finish before COMMIT');
-    for (const sql of close) stmt(db, sql).run();
-    return result;
-  } catch (error) {
-    if (db.inTransaction) for (const sql of undo) stmt(db, sql).run();
-    throw error;
+    if (commit) stmt(db, 'COMMIT').run();
+  } finally {
+    if (db.inTransaction) stmt(db, 'ROLLBACK').run();
+    transactionEnded(db);
   }
 }
 
 /**
  * Runs `work` atomically. Called on its own (the CLI, a test) it is one BEGIN IMMEDIATE … COMMIT,
  * so the server and the CLI can share the file without a lock upgrade deadlock. Called inside a
- * transaction (a group commit, or another domain function) it joins it: the enclosing boundary
- * undoes everything if `work` throws, so domain functions never nest savepoints on the hot path.
+ * transaction (a group commit, or another domain function) it is a savepoint: if `work` throws,
+ * only its own writes are undone, so a caller that catches the error keeps a consistent state.
  */
 export function atomically<T>(db: Db, work: () => T): T {
-  return db.inTransaction ? work() : bracket(db, 'BEGIN IMMEDIATE', ['COMMIT'], ['ROLLBACK'], work);
+  if (db.inTransaction) return inSavepoint(db, work);
+  begin(db);
+  let result: T;
+  try {
+    result = settled(work());
+  } catch (error) {
+    end(db, false);
+    throw error;
+  }
+  end(db, true);
+  return result;
+}
+
+function inSavepoint<T>(db: Db, work: () => T): T {
+  // Savepoints of one name nest: RELEASE and ROLLBACK TO name the innermost one.
+  stmt(db, 'SAVEPOINT atomically').run();
+  try {
+    const result = settled(work());
+    stmt(db, 'RELEASE atomically').run();
+    return result;
+  } catch (error) {
+    // Some errors (I/O, disk full) make SQLite abandon the whole transaction: nothing is left to undo.
+    if (db.inTransaction) {
+      stmt(db, 'ROLLBACK TO atomically').run();
+      stmt(db, 'RELEASE atomically').run();
+    }
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.ts';
+import { cachedRowsChanged } from '../db/cache-version.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { addMs } from '../shared/clock.ts';
@@ -163,6 +164,7 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
     if (disabled) {
       stmt(db, 'UPDATE webhooks SET is_active = 0, failed_at = ?, last_error = ?, updated_at = ? WHERE id = ?')
         .run(now.toISOString(), `Disabled: ${disabled}`, now.toISOString(), row.webhook_id);
+      cachedRowsChanged(db);
     }
     return { dead, startedFailing, disabled };
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/connection.ts';
+import { cachedRowsChanged } from '../db/cache-version.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
 import { conflict, notFound } from '../shared/errors.ts';
@@ -96,6 +97,7 @@ export function createWebhook(
     const secret = newWebhookSecret();
     stmt(db, `INSERT INTO webhooks (id, project_id, url, events, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
       .run(id, projectId, input.url, uniqueEvents(input.events), box.seal(secret), now.toISOString(), now.toISOString());
+    cachedRowsChanged(db); // emit() reads the subscriptions from the project's cached context
     return { ...webhookView(db, projectId, id), secret };
   });
 }
@@ -135,6 +137,7 @@ export function updateWebhook(db: Db, projectId: string, webhookId: string, chan
       now.toISOString(),
       row.id,
     );
+    cachedRowsChanged(db);
     const view = webhookView(db, projectId, webhookId);
     return since ? { ...view, failedWhileDown: { since, deliveries, resent } } : view;
   });
@@ -168,6 +171,7 @@ export function deleteWebhook(db: Db, projectId: string, webhookId: string): { s
     const eventIds = stmt<number>(db, 'SELECT DISTINCT event_id FROM webhook_deliveries WHERE webhook_id = ?').pluck().all(row.id);
     stmt(db, 'DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(row.id);
     stmt(db, 'DELETE FROM webhooks WHERE id = ?').run(row.id);
+    cachedRowsChanged(db);
     dropOrphanEvents(db, eventIds);
     return { success: true, deleted: row.id };
   });

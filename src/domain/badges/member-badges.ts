@@ -3,10 +3,10 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { getItem, liveItems } from '../catalog/catalog-items.ts';
 import { badges, type Badge, type BadgeCriterion } from '../catalog/badge-kind.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import { conflict, forbidden, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { requireMember, type MemberRow } from '../members/members.ts';
+import { projectContext } from '../project/project-context.ts';
 import { emit } from '../events/record-event.ts';
 
 /** A badge a member holds (server API view). */
@@ -88,7 +88,7 @@ export function removeBadge(db: Db, projectId: string, externalId: string, badge
 const completedQuestCount = (db: Db, memberId: number) =>
   stmt<number>(db, "SELECT count(*) FROM quest_progress WHERE member_id = ? AND status = 'COMPLETED'").pluck().get(memberId)!;
 
-function counter(db: Db, member: MemberRow, criterion: BadgeCriterion): number | undefined {
+function currentCount(db: Db, member: MemberRow, criterion: BadgeCriterion): number | undefined {
   if (criterion === 'totalPointsEarned') return member.total_points_earned;
   if (criterion === 'currentStreak') return member.current_streak;
   if (criterion === 'questsCompleted') return completedQuestCount(db, member.id);
@@ -96,18 +96,23 @@ function counter(db: Db, member: MemberRow, criterion: BadgeCriterion): number |
 }
 
 /**
- * Awards every live badge whose automatic criterion of this kind the member now meets and does
- * not yet hold. Call it in the transaction that changed the counter: postToLedger() does for
- * totalPointsEarned, quest completion for questsCompleted; check-ins (currentStreak) and
- * referral conversions (referralsConverted) call it too, passing `value` where the member row
- * does not hold the counter. Costs nothing beyond a cached read when no threshold is reached.
+ * Awards every live badge whose automatic criterion of this kind the change just crossed: the
+ * member's counter went from below its threshold (`counter.from`) to it or above (`counter.to`).
+ * Lifetime earnings jump by the award; the other counters move one step at a time (a completion, a
+ * check-in, a conversion), so by default `to` is the counter now and `from` one less. An award that
+ * crosses no threshold reads and writes nothing here beyond the cached context, and a badge is not
+ * inserted again on every later award. Call it in the transaction that changed the counter:
+ * postToLedger() does for totalPointsEarned, quest completion for questsCompleted, check-ins for
+ * currentStreak and referral conversions for referralsConverted.
  */
-export function evaluateBadgeCriteria(db: Db, member: MemberRow, criterion: BadgeCriterion, now: Date, value?: number): void {
-  const candidates = hotCatalog(db, member.project_id).criteriaBadges.filter((badge) => badge.criteria!.type === criterion);
+export function evaluateBadgeCriteria(db: Db, member: MemberRow, criterion: BadgeCriterion, now: Date, counter?: { from: number; to: number }): void {
+  const candidates = projectContext(db, member.project_id).criteriaBadges.filter((badge) => badge.criteria!.type === criterion);
   if (candidates.length === 0) return;
-  const reached = value ?? counter(db, member, criterion);
-  if (reached === undefined) return;
+  const to = counter?.to ?? currentCount(db, member, criterion);
+  if (to === undefined) return;
+  const from = counter?.from ?? to - 1;
   for (const badge of candidates) {
-    if (badge.criteria!.threshold <= reached) grantBadge(db, member, badge, 'criteria', now);
+    const { threshold } = badge.criteria!;
+    if (from < threshold && threshold <= to) grantBadge(db, member, badge, 'criteria', now);
   }
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { Db } from '../../db/connection.ts';
+import { cachedRowsChanged } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { badRequest, conflict, notFound } from '../../shared/errors.ts';
@@ -149,10 +150,10 @@ export function toItem<S extends ItemSchema>(kind: CatalogKind<S>, row: Row): It
   return item as ItemOf<S>;
 }
 
-/** Catalog rows change rarely; every change replaces the project's version so caches reload (see catalog-cache.ts). */
+/** Catalog rows change rarely, and each connection caches the hot ones (src/db/cache-version.ts): every change says so. */
 function touchCatalog(db: Db, projectId: string): void {
-  const { changes } = stmt(db, 'UPDATE projects SET catalog_version = ? WHERE id = ?').run(newId('cv'), projectId);
-  if (changes === 0) throw notFound(`No project with id "${projectId}"`);
+  if (stmt(db, 'SELECT 1 FROM projects WHERE id = ?').get(projectId) === undefined) throw notFound(`No project with id "${projectId}"`);
+  cachedRowsChanged(db);
 }
 
 /** The item's row, archived or not (history refers to archived items), or 404. */

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import { localDate, shiftDate, weekStart } from '../project/calendar.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
+import { localDate, projectTimeZone, shiftDate, weekStart } from '../project/calendar.ts';
 import { requireMember } from '../members/members.ts';
 
 /**
@@ -24,7 +23,7 @@ const PERIOD_NUMBERS: Record<Period, number> = { all: 0, month: 1, week: 2, day:
 const boardNumber = (period: Period, firstDay: string) => PERIOD_NUMBERS[period] * 100_000_000 + Number(firstDay.replaceAll('-', ''));
 
 function boards(db: Db, projectId: string, now: Date): Record<Period, number> {
-  const day = localDate(now, hotCatalog(db, projectId).timeZone);
+  const day = localDate(now, projectTimeZone(db, projectId));
   // Awards come in runs on the same day: derive the boards once per day seen.
   if (recentBoards?.day !== day) {
     recentBoards = {
@@ -69,7 +68,7 @@ export const LEADERBOARD_PRUNE_BATCH = 100;
 export function pruneLeaderboards(db: Db, now: Date, limit: number): number {
   let removed = 0;
   for (const projectId of stmt<string>(db, 'SELECT id FROM projects').pluck().all()) {
-    const day = localDate(now, hotCatalog(db, projectId).timeZone);
+    const day = localDate(now, projectTimeZone(db, projectId));
     const oldestKept = { day: shiftDate(day, -1), week: shiftDate(weekStart(day), -7), month: previousMonth(day) };
     for (const period of ['day', 'week', 'month'] as const) {
       if (removed >= limit) return removed;

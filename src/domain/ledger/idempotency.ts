@@ -5,6 +5,7 @@ import { conflict } from '../../shared/errors.ts';
 import { transactionByRowId, type Transaction } from './ledger.ts';
 import { levelFor } from '../levels/member-level.ts';
 import { findMember, memberById, requireMember, toMember, type Member } from '../members/members.ts';
+import { projectContext } from '../project/project-context.ts';
 import { sha256Hex } from '../../shared/secrets.ts';
 
 export interface StoredResponse {
@@ -53,10 +54,11 @@ type Award = { transaction: Transaction; member: Member };
 function replayAward(db: Db, transactionId: number, counters: string): Award {
   const { transaction, memberId } = transactionByRowId(db, transactionId)!;
   const row = memberById(db, memberId);
+  const { levels } = projectContext(db, row.project_id);
   const [totalPointsEarned, currentStreak, longestStreak] = JSON.parse(counters) as [number, number, number];
   return {
     transaction,
-    member: { ...toMember(db, row), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(db, row.project_id, totalPointsEarned) },
+    member: { ...toMember(row, levels), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(levels, totalPointsEarned) },
   };
 }
 

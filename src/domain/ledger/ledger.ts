@@ -2,11 +2,11 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { evaluateBadgeCriteria } from '../badges/member-badges.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import { addMs, DAY_MS } from '../../shared/clock.ts';
 import { badRequest, insufficientPoints } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { memberById, requireMember, toMember, type Member, type MemberRow } from '../members/members.ts';
+import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
+import { projectContext } from '../project/project-context.ts';
 import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
 
@@ -119,10 +119,10 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
     if (posting.amount > 0) {
-      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now);
+      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });
       addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
     }
-    return { transaction: toTransaction(row), member: toMember(db, updated) };
+    return { transaction: toTransaction(row), member: memberView(db, updated) };
   });
 }
 
@@ -144,7 +144,7 @@ function emitPosting(db: Db, member: MemberRow, row: TransactionRow, now: Date):
 
 function expiryFor(db: Db, projectId: string, explicit: Date | undefined, now: Date): string | null {
   if (explicit) return explicit.toISOString();
-  const days = hotCatalog(db, projectId).pointsExpiryDays;
+  const days = projectContext(db, projectId).pointsExpiryDays;
   return days ? addMs(now, days * DAY_MS).toISOString() : null;
 }
 

@@ -1,5 +1,4 @@
-import type { Db } from '../../db/connection.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
+import type { Level } from '../catalog/level-kind.ts';
 
 export interface MemberLevel {
   /** 0 when no level's threshold is reached: level 0 is everyone. */
@@ -7,8 +6,8 @@ export interface MemberLevel {
   levelName: string | null;
 }
 
-/** The highest level whose threshold the lifetime earnings reach. */
-export function levelFor(db: Db, projectId: string, totalPointsEarned: number): MemberLevel {
-  const reached = hotCatalog(db, projectId).levels.find((level) => level.minTotalPointsEarned <= totalPointsEarned);
+/** The highest level whose threshold the lifetime earnings reach; `levels` highest threshold first (as the project's context holds them). */
+export function levelFor(levels: readonly Level[], totalPointsEarned: number): MemberLevel {
+  const reached = levels.find((level) => level.minTotalPointsEarned <= totalPointsEarned);
   return reached ? { level: reached.level, levelName: reached.name } : { level: 0, levelName: null };
 }

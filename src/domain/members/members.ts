@@ -5,6 +5,8 @@ import { atomically } from '../../db/transaction.ts';
 import { notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { levelFor } from '../levels/member-level.ts';
+import type { Level } from '../catalog/level-kind.ts';
+import { projectContext } from '../project/project-context.ts';
 import { emit } from '../events/record-event.ts';
 
 export interface MemberRow {
@@ -48,7 +50,8 @@ export interface Member {
   levelName: string | null;
 }
 
-export const toMember = (db: Db, row: MemberRow): Member => ({
+/** The API view of a member row, given the project's levels (highest threshold first). Reads nothing. */
+export const toMember = (row: MemberRow, levels: readonly Level[]): Member => ({
   id: row.public_id,
   externalId: row.external_id,
   email: row.email,
@@ -60,8 +63,11 @@ export const toMember = (db: Db, row: MemberRow): Member => ({
   longestStreak: row.longest_streak,
   metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   createdAt: row.created_at,
-  ...levelFor(db, row.project_id, row.total_points_earned),
+  ...levelFor(levels, row.total_points_earned),
 });
+
+/** toMember with the levels of the project's cached context. */
+export const memberView = (db: Db, row: MemberRow): Member => toMember(row, projectContext(db, row.project_id).levels);
 
 /** Profile fields a caller may set. `null` clears a field; an absent field is left as it is. */
 export interface MemberProfile {
@@ -89,8 +95,9 @@ type MemberValues = [
   erased_at: string | null,
 ];
 
-const MEMBER_SELECT = `SELECT id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points,
-  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at FROM members`;
+const MEMBER_COLUMNS = `id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points,
+  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at`;
+const MEMBER_SELECT = `SELECT ${MEMBER_COLUMNS} FROM members`;
 
 function toRow(values: MemberValues): MemberRow {
   const [id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
@@ -142,6 +149,19 @@ function writeProfile(db: Db, memberId: number, profile: MemberProfile, now: Dat
 export const emitMember = (db: Db, projectId: string, type: 'member.created' | 'member.updated', member: Member, now: Date, extra: Record<string, unknown> = {}) =>
   emit(db, projectId, type, { memberId: member.id, externalId: member.externalId, member, ...extra }, now);
 
+/**
+ * A new member with its profile in one INSERT … RETURNING: the search index's trigger then indexes
+ * it once (an INSERT and then an UPDATE of the profile indexed it three times).
+ */
+function insertMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+  const at = now.toISOString();
+  const values = stmt<MemberValues>(db, `INSERT INTO members (public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth,
+    metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMBER_COLUMNS}`).raw(true).get(
+    newId('mem'), projectId, externalId, profile.email ?? null, profile.name ?? null, profile.avatarUrl ?? null, profile.phone ?? null,
+    profile.dateOfBirth ?? null, JSON.stringify(profile.metadata ?? {}), at, at)!;
+  return toRow(values);
+}
+
 /** Creates the member, or updates the given fields of an existing one. */
 export function upsertMember(
   db: Db,
@@ -152,10 +172,8 @@ export function upsertMember(
   return atomically(db, () => {
     const { externalId, ...profile } = input;
     const existing = findMember(db, projectId, externalId);
-    const id = existing?.id ?? Number(stmt(db, `INSERT INTO members (public_id, project_id, external_id, created_at, updated_at)
-      VALUES (?, ?, ?, ?, ?)`).run(newId('mem'), projectId, externalId, now.toISOString(), now.toISOString()).lastInsertRowid);
-    writeProfile(db, id, profile, now);
-    const member = toMember(db, memberById(db, id));
+    if (existing) writeProfile(db, existing.id, profile, now);
+    const member = memberView(db, existing ? memberById(db, existing.id) : insertMember(db, projectId, externalId, profile, now));
     emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
     return { member, created: !existing };
   });
@@ -165,7 +183,7 @@ export function updateMember(db: Db, projectId: string, externalId: string, prof
   return atomically(db, () => {
     const row = requireMember(db, projectId, externalId);
     writeProfile(db, row.id, profile, now);
-    const member = toMember(db, memberById(db, row.id));
+    const member = memberView(db, memberById(db, row.id));
     emitMember(db, projectId, 'member.updated', member, now);
     return member;
   });
@@ -224,8 +242,9 @@ export function listMembers(
     offset: query.offset,
     countLimit,
   };
+  const { levels } = projectContext(db, projectId);
   const page = (total: number, rows: MemberRow[]) => ({
-    members: rows.map((row) => toMember(db, row)),
+    members: rows.map((row) => toMember(row, levels)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   });
   const where = scope(search);
@@ -247,5 +266,5 @@ export function lookupMember(db: Db, projectId: string, by: { email?: string | u
     ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, id LIMIT 1', projectId, by.email)
     : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
-  return toMember(db, row);
+  return memberView(db, row);
 }

@@ -3,7 +3,7 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { listMemberBadges, type MemberBadge } from '../badges/member-badges.ts';
 import { allTransactions, type Transaction } from '../ledger/ledger.ts';
-import { emitMember, memberById, requireMember, toMember, type Member, type MemberRow } from './members.ts';
+import { emitMember, memberById, memberView, requireMember, type Member, type MemberRow } from './members.ts';
 import { memberQuestHistory } from '../quests/quest-progress.ts';
 
 /** Free text written with the member's ledger entries and events: dropped from the member's event payloads. */
@@ -91,7 +91,7 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     // Event properties and progress metadata may hold personal data too.
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
-    emitMember(db, projectId, 'member.updated', toMember(db, memberById(db, row.id)), now, { erased: true });
+    emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
     return { success: true, deleted: externalId };
   });
 }
@@ -109,7 +109,7 @@ export function exportMember(db: Db, projectId: string, externalId: string, now:
   const row = requireMember(db, projectId, externalId);
   return {
     exportedAt: now.toISOString(),
-    member: { ...toMember(db, row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
+    member: { ...memberView(db, row), phone: row.phone, dateOfBirth: row.date_of_birth, updatedAt: row.updated_at },
     transactions: allTransactions(db, row.id),
     badges: listMemberBadges(db, projectId, externalId).badges,
     quests: memberQuestHistory(db, row.id),

@@ -1,13 +1,13 @@
 import type { Db } from '../../db/connection.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import type { EarningSource, MultiplierEvent } from '../catalog/multiplier-kind.ts';
+import { projectContext } from '../project/project-context.ts';
 import { postToLedger, type Transaction } from '../ledger/ledger.ts';
 import type { Member, MemberRow } from '../members/members.ts';
 
 /** The multiplier events applying now to `source`, highest first. */
 export function activeMultipliers(db: Db, projectId: string, now: Date, source?: EarningSource): MultiplierEvent[] {
   const at = now.toISOString();
-  return hotCatalog(db, projectId).multipliers
+  return projectContext(db, projectId).multipliers
     .filter((event) => event.isActive && event.startsAt <= at && at < event.endsAt && (!source || !event.sources || event.sources.includes(source)))
     .sort((a, b) => b.multiplier - a.multiplier);
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.ts';
-import { stmt } from '../../db/statements.ts';
 import { DAY_MS } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
+import { projectContext } from './project-context.ts';
 
 /**
  * Calendar days, weeks and months in a project's time zone: daily play limits, check-in streaks,
@@ -18,8 +18,7 @@ function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, optio
   return format;
 }
 
-export const projectTimeZone = (db: Db, projectId: string): string =>
-  stmt<string>(db, 'SELECT timezone FROM projects WHERE id = ?').pluck().get(projectId) ?? 'UTC';
+export const projectTimeZone = (db: Db, projectId: string): string => projectContext(db, projectId).timeZone;
 
 const formatDate = (at: Date, timeZone: string): string =>
   cached(dayFormats, timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);

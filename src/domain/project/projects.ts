@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.ts';
+import { cachedRowsChanged } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { notFound } from '../../shared/errors.ts';
@@ -82,6 +83,7 @@ export function updateProject(db: Db, projectId: string, settings: ProjectSettin
       settings.pointsExpiryDays === undefined ? current.pointsExpiryDays : settings.pointsExpiryDays,
       projectId,
     );
+    cachedRowsChanged(db);
     return getProject(db, projectId);
   });
 }

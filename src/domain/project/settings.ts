@@ -1,9 +1,11 @@
 import type { Db } from '../../db/connection.ts';
+import { cachedRowsChanged } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { isPlainObject } from '../../shared/objects.ts';
 import { badRequest } from '../../shared/errors.ts';
 import { getProject, type Project } from './projects.ts';
+import { projectContext, type ProjectContext } from './project-context.ts';
 
 export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN'] as const;
 export const FEATURES = ['points', 'rewards', 'quests', 'badges', 'games', 'checkin', 'referrals', 'promo', 'share', 'leaderboard'] as const;
@@ -90,10 +92,24 @@ export type SettingsPatch = {
   pointsExpiryDays?: number | null;
 } & Record<string, unknown>;
 
-/** The project's settings; what the operator never set reads as its default. */
+/** Freezes `value` and everything in it: cached settings are shared by every caller. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** Settings read once per loaded project context (which is replaced, never changed, when they change). */
+const readSettings = new WeakMap<ProjectContext, Settings>();
+
+/** The project's settings; what the operator never set reads as its default. Frozen: copy to change. */
 export function getSettings(db: Db, projectId: string): Settings {
-  const stored = stmt<string>(db, 'SELECT settings FROM projects WHERE id = ?').pluck().get(projectId) ?? '{}';
-  return deepMerge(DEFAULT_SETTINGS, JSON.parse(stored));
+  const context = projectContext(db, projectId);
+  let settings = readSettings.get(context);
+  if (!settings) readSettings.set(context, (settings = deepFreeze(deepMerge(DEFAULT_SETTINGS, JSON.parse(context.settingsJson)))));
+  return settings;
 }
 
 export const projectView = (db: Db, projectId: string): ProjectView => ({ ...getProject(db, projectId), ...getSettings(db, projectId) });
@@ -114,6 +130,7 @@ export function updateSettings(db: Db, projectId: string, patch: SettingsPatch):
       JSON.stringify(settings),
       projectId,
     );
+    cachedRowsChanged(db);
     return projectView(db, projectId);
   });
 }

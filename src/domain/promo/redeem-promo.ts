@@ -5,7 +5,7 @@ import { toItem } from '../catalog/catalog-items.ts';
 import { promoCodes } from '../catalog/promo-code-kind.ts';
 import { conflict, forbidden, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { memberById, requireMember, toMember, type Member } from '../members/members.ts';
+import { memberById, memberView, requireMember, type Member } from '../members/members.ts';
 import { earn } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 import { claimReward, requireReward, type Claim } from '../rewards/claims.ts';
@@ -69,7 +69,7 @@ export function redeemPromoCode(db: Db, projectId: string, input: { externalId: 
     const message = claim ? `Promo code applied: ${claim.reward.name} is yours.` : `Promo code applied: ${pointsAwarded} points added.`;
     return {
       redemption: { id: publicId, code: promo.code, rewardType: promo.rewardType, pointsAwarded, reward: claim, redeemedAt: at },
-      member: toMember(db, memberById(db, member.id)),
+      member: memberView(db, memberById(db, member.id)),
       pointsAwarded,
       basePoints,
       multiplier,

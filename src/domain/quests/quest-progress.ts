@@ -7,7 +7,7 @@ import { badges } from '../catalog/badge-kind.ts';
 import { quests, type Quest } from '../catalog/quest-kind.ts';
 import { AppError, conflict, forbidden } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { findMember, memberById, requireMember, toMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
+import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
 import { earn, type Earned } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 
@@ -179,10 +179,15 @@ export function trackEvent(db: Db, projectId: string, input: EventInput, actor: 
     let questsTriggered = 0;
     const questsCompleted: QuestCompletion[] = [];
     for (const quest of matching) {
+      const current = member;
       let step: Advanced;
       try {
-        assertActive(quest, now);
-        step = advance(db, quest, member, 1, metadata, actor, now);
+        // Its own savepoint: a quest that cannot take the event is skipped, and whatever its step
+        // wrote before refusing is undone with it, never committed half-done with the rest.
+        step = atomically(db, () => {
+          assertActive(quest, now);
+          return advance(db, quest, current, 1, metadata, actor, now);
+        });
       } catch (error) {
         if (error instanceof AppError && error.status !== 400 && error.status < 500) continue;
         throw error;
@@ -209,7 +214,7 @@ export function progressQuest(db: Db, projectId: string, questId: string, input:
     const member = requireMember(db, projectId, input.externalId);
     assertActive(quest, now);
     const step = advance(db, quest, member, input.progress, input.metadata, actor, now);
-    return { completion: toProgress(step.row), member: toMember(db, step.member), completed: step.earned !== undefined };
+    return { completion: toProgress(step.row), member: memberView(db, step.member), completed: step.earned !== undefined };
   });
 }
 
@@ -227,7 +232,7 @@ export function completeQuest(db: Db, projectId: string, questId: string, input:
     const applied = step.earned!.multiplierEvent;
     return {
       completion: toCompletion(step.row, quest),
-      member: toMember(db, step.member),
+      member: memberView(db, step.member),
       multiplierApplied: applied && { id: applied.id, name: applied.name, multiplier: applied.multiplier },
     };
   });

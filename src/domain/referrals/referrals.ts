@@ -6,7 +6,7 @@ import { localDate, projectTimeZone } from '../project/calendar.ts';
 import { readableCode, uniqueCode } from '../../shared/codes.ts';
 import { conflict, forbidden, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { findMember, memberById, requireMember, toMember, upsertMember, type Member, type MemberRow, type MemberProfile } from '../members/members.ts';
+import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow, type MemberProfile } from '../members/members.ts';
 import { earn } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 import { getSettings } from '../project/settings.ts';
@@ -164,7 +164,7 @@ export function convertReferral(db: Db, referee: MemberRow, now: Date): { referr
     stmt(db, `UPDATE referrals SET status = 'CONVERTED', referrer_points = ?, referrer_rewarded = ?, converted_month = ?, converted_at = ? WHERE id = ?`)
       .run(paid, rewardable ? 1 : 0, monthIn(db, referee.project_id, now), now.toISOString(), row.id);
     const converted = stmt<number>(db, "SELECT count(*) FROM referrals WHERE referrer_id = ? AND status = 'CONVERTED'").pluck().get(referrer.id)!;
-    evaluateBadgeCriteria(db, memberById(db, referrer.id), 'referralsConverted', now, converted);
+    evaluateBadgeCriteria(db, memberById(db, referrer.id), 'referralsConverted', now, { from: converted - 1, to: converted });
     const referral = toReferral(db, stmt<ReferralRow>(db, `${REFERRAL_SELECT} WHERE id = ?`).get(row.id)!);
     emit(db, referee.project_id, 'referral.converted', {
       referralId: referral.id, referralCode: referral.referralCode, referrerExternalId: referral.referrerExternalId,
@@ -219,7 +219,7 @@ export function applyReferral(db: Db, projectId: string, input: ApplyInput, acto
     return {
       success: true,
       referral: toReferral(db, row),
-      member: toMember(db, memberById(db, referee.id)),
+      member: memberView(db, memberById(db, referee.id)),
       rewardsAwarded: { referrer: converted?.referrerPoints ?? 0, referee: refereePoints },
     };
   });

@@ -7,8 +7,9 @@ import { pickRandomly, readableCode, uniqueCode } from '../../shared/codes.ts';
 import { badRequest, conflict, forbidden, insufficientPoints, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { levelFor } from '../levels/member-level.ts';
+import { projectContext } from '../project/project-context.ts';
 import { postToLedger } from '../ledger/ledger.ts';
-import { memberById, requireMember, toMember, type Member, type MemberRow } from '../members/members.ts';
+import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { emit } from '../events/record-event.ts';
 
 /** A reward as one member sees it (SPEC 2, Reward widget view). `stockRemaining` null = unlimited. */
@@ -67,7 +68,7 @@ const drawnAt = (db: Db, rewardId: string) => stmt<string | null>(db, 'SELECT dr
  */
 export function rewardView(db: Db, reward: Reward, member: MemberRow, now: Date): RewardView {
   const userClaims = claimsOf(db, member.id, reward.id);
-  const level = levelFor(db, member.project_id, member.total_points_earned).level;
+  const level = levelFor(projectContext(db, member.project_id).levels, member.total_points_earned).level;
   const levelRequired = level < reward.minLevel;
   const affordableIn = Math.max(reward.pointsCost - member.points, 0);
   const canClaim = unavailable(db, reward, now) === null && !levelRequired && reward.stock !== 0 && affordableIn === 0
@@ -137,7 +138,7 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
     const view = rewardView(db, reward, member, now);
     const reason = unavailable(db, reward, now);
     if (reason !== null) throw forbidden(reason);
-    if (view.levelRequired) throw forbidden(`The reward "${reward.id}" needs level ${reward.minLevel}; the member is level ${levelFor(db, member.project_id, member.total_points_earned).level}.`);
+    if (view.levelRequired) throw forbidden(`The reward "${reward.id}" needs level ${reward.minLevel}; the member is level ${levelFor(projectContext(db, member.project_id).levels, member.total_points_earned).level}.`);
     if (reward.stock === 0) throw conflict(`The reward "${reward.id}" is out of stock.`);
     if (reward.maxClaimsPerUser !== null && view.userClaims >= reward.maxClaimsPerUser) {
       throw conflict(`The member "${member.external_id}" has claimed the reward "${reward.id}" ${view.userClaims} times, the most allowed.`);
@@ -160,7 +161,7 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
       memberId: member.public_id, externalId: member.external_id, rewardId: reward.id, rewardName: reward.name, rewardType: reward.type,
       pointsSpent, claimId: publicId, ...(code !== null ? { couponCode: code } : {}),
     }, now);
-    return { claim, member: spent?.member ?? toMember(db, memberById(db, member.id)) };
+    return { claim, member: spent?.member ?? memberView(db, memberById(db, member.id)) };
   });
 }
 

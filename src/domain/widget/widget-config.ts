@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { AppError, forbidden } from '../../shared/errors.ts';
-import { getProject } from '../project/projects.ts';
+import { projectContext } from '../project/project-context.ts';
 import { getSettings, type FEATURES, type Settings } from '../project/settings.ts';
 
 export type WidgetSettings = Settings['widget'];
@@ -16,7 +16,7 @@ export interface WidgetProjectConfig {
 /** What the widget API needs to know about a project: every widget route reads its settings here. */
 export function widgetProjectConfig(db: Db, projectId: string): WidgetProjectConfig {
   const settings = getSettings(db, projectId);
-  return { name: getProject(db, projectId).name, welcomeBonus: settings.welcomeBonus, widgetSettings: settings.widget };
+  return { name: projectContext(db, projectId).name, welcomeBonus: settings.welcomeBonus, widgetSettings: settings.widget };
 }
 
 /** 403 when the project turned this part of the widget off. */

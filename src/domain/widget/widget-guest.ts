@@ -1,12 +1,12 @@
 import type { Db } from '../../db/connection.ts';
 import { listItems, liveItems } from '../catalog/catalog-items.ts';
-import { hotCatalog } from '../catalog/hot-catalog.ts';
 import { quests } from '../catalog/quest-kind.ts';
 import { rewards } from '../catalog/reward-kind.ts';
 import { checkKey } from '../project/api-keys.ts';
 import { activeMultipliers } from '../multipliers/earn.ts';
 import { playableGames } from '../games/play.ts';
 import { getSettings } from '../project/settings.ts';
+import { projectContext } from '../project/project-context.ts';
 import { widgetUnauthorized } from './widget-auth.ts';
 import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
 
@@ -52,7 +52,7 @@ export function guestView(db: Db, projectId: string, config: WidgetProjectConfig
     signUpUrl: widgetSettings.signUpUrl,
     signInUrl: widgetSettings.signInUrl,
     welcomeBonus: config.welcomeBonus,
-    levels: [...hotCatalog(db, projectId).levels].reverse().map(({ level, name, minTotalPointsEarned }) => ({ level, name, minTotalPointsEarned })),
+    levels: [...projectContext(db, projectId).levels].reverse().map(({ level, name, minTotalPointsEarned }) => ({ level, name, minTotalPointsEarned })),
     rewards: live.map(({ id, name, description, imageUrl, type, pointsCost, minLevel }) => ({ id, name, description, imageUrl, type, pointsCost, minLevel })),
     waysToEarn: {
       quests: on.quests ? listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items

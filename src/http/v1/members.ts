@@ -1,4 +1,4 @@
-import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../../domain/members/members.ts';
+import { listMembers, lookupMember, memberView, requireMember, updateMember, upsertMember } from '../../domain/members/members.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { emptyBody } from '../../schemas/common.ts';
 import { memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
@@ -15,7 +15,7 @@ export function memberRoutes({ route, ctx }: ServerApi): void {
 
   route('GET', '/members/lookup', { query: memberLookupQuery }, ({ key, query }) => lookupMember(ctx.db, key.projectId, query));
 
-  route('GET', '/members/:externalId', {}, ({ key, param }) => toMember(ctx.db, requireMember(ctx.db, key.projectId, param('externalId'))));
+  route('GET', '/members/:externalId', {}, ({ key, param }) => memberView(ctx.db, requireMember(ctx.db, key.projectId, param('externalId'))));
 
   route('PATCH', '/members/:externalId', { body: memberUpdateBody, write: true }, ({ key, body, param, now }) =>
     updateMember(ctx.db, key.projectId, param('externalId'), body, now));
