@@ -24,6 +24,7 @@ import { searchPaths } from './profiles.ts';
 import { ask, cleanUp, PINNED, startChild, stopChild, tempDirs, unexpectedExits, type Child } from './processes.ts';
 import { buildWidget, describeSize, WIDGET_BUDGET_BYTES } from '../widget/build.ts';
 import { ensureWrk, runWrk, type Load, type LoadResult } from './wrk.ts';
+import { compare, compareOptions } from './compare.ts';
 import { CACHE_DIR, CONNECTIONS, DURATION, fmt, QUICK, setting, table, WARMUP } from './settings.ts';
 
 // --- settings (the shared ones in bench/settings.ts) ---------------------------------------------
@@ -421,7 +422,8 @@ async function main(): Promise<number> {
   return checks.every(([, pass]) => pass) ? 0 : 1;
 }
 
-main().then((code) => {
+const comparison = compareOptions(process.argv.slice(2));
+(comparison ? compare(comparison) : main()).then((code) => {
   cleanUp();
   process.exit(code);
 }, (error: unknown) => {
