@@ -3,6 +3,7 @@
 // "start"), and a database seeded through that tree's own CLI and HTTP API, so an old commit runs
 // nothing of this checkout's modules.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { searchProfile } from './profiles.ts';
@@ -26,11 +27,15 @@ const packageJson = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.
 
 /** This checkout, its bundle rebuilt from the sources as they are now (its `start` runs the bundle). */
 export function checkoutSide(root: string): Side {
-  const head = git(root, 'rev-parse', '--short=12', 'HEAD');
-  // bench/ is not part of the server: changes there keep the seed cache valid.
+  const head = git(root, 'rev-parse', '--short=7', 'HEAD');
+  // bench/ is not part of the server: commits and changes there keep the seed cache valid.
   const changed = git(root, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench') !== '';
+  const server = git(root, 'ls-tree', 'HEAD').split('\n').filter((entry) => !entry.endsWith('\tbench')).join('\n');
   if (packageJson(root).scripts?.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-  return { label: `checkout ${head.slice(0, 7)}${changed ? '+changes' : ''}`, dir: root, cacheKey: changed ? null : head };
+  return {
+    label: `checkout ${head}${changed ? '+changes' : ''}`, dir: root,
+    cacheKey: changed ? null : `tree-${createHash('sha256').update(server).digest('hex').slice(0, 12)}`,
+  };
 }
 
 /** A git worktree of `commit` under the cache dir, with `npm ci` run once (it builds what the commit builds on install). */
