@@ -3,6 +3,9 @@
 // a list of cases (CASES below); a new bench is one more entry. Then the targets as PASS/FAIL
 // lines. See bench/README.md.
 //
+//   npm run bench -- --compare <commit> [--rounds 3] [--members 100000]
+//                        instead: the same loads on a git worktree of <commit> and on this checkout,
+//                        alternately, each beside a bare node:http server (bench/compare.ts)
 //   BENCH_QUICK=1        smaller datasets and shorter runs: a whole run in under two minutes
 //   BENCH_DURATION       seconds of measured load per run (default 10; quick 3)
 //   BENCH_WARMUP         seconds of unmeasured load before each run (default 2; quick 1)
@@ -46,7 +49,12 @@ const AWARD_BODY = JSON.stringify({ amount: 1 });
  */
 const READ_CONNECTIONS = 1;
 
-const TARGET = { ratio: 0.3, awardP99Ms: 10, atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
+/**
+ * Throughput and steady-rate latency of the award are judged against commit 59ac853 measured beside
+ * the checkout (`npm run bench -- --compare 59ac853`, bench/compare.ts), not here: ratios to bare
+ * differ from machine to machine, and p99 at 50 closed-loop connections is wrk's bursts queuing.
+ */
+const TARGET = { atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
 
 // --- results -------------------------------------------------------------------------------------
 
@@ -327,14 +335,8 @@ function bareMean(): number | null {
 /** Each target, or null when the cases it needs did not run. */
 function targets(): [string, boolean][] {
   const checks: [string, boolean][] = [];
-  const bare = bareMean();
   const full = row('award-full');
   const clean = (r: Row) => r.non2xx === 0 && r.errors === 0;
-  if (bare && full) {
-    const ratio = full.requestsPerSecond / bare;
-    checks.push([`award/bare req/s (FULL) ${ratio.toFixed(2)} (target >= ${TARGET.ratio})`, ratio >= TARGET.ratio && clean(full)]);
-  }
-  if (full) checks.push([`award p99 at ${CONNECTIONS} connections ${full.latencyMs.p99} ms (target < ${TARGET.awardP99Ms} ms)`, full.latencyMs.p99 < TARGET.awardP99Ms && clean(full)]);
   const scale = row('award-scale');
   if (full && scale) {
     const ratio = scale.requestsPerSecond / full.requestsPerSecond;
@@ -404,6 +406,10 @@ async function main(): Promise<number> {
   if (facts.ledgerBuildSeconds !== undefined || facts.searchBuildSeconds !== undefined) {
     console.log(`datasets: ledger ${facts.ledgerBuildSeconds ? `built in ${facts.ledgerBuildSeconds} s` : 'cached'}, ` +
       `search ${facts.searchBuildSeconds ? `built in ${facts.searchBuildSeconds} s` : 'cached'} (in ${CACHE_DIR})`);
+  }
+  const full = row('award-full');
+  if (bare && full) {
+    console.log(`\naward/bare req/s (FULL) ${(full.requestsPerSecond / bare).toFixed(2)}; its target is against 59ac853: npm run bench -- --compare 59ac853`);
   }
   const checks = targets();
   console.log('');
