@@ -222,15 +222,19 @@ function figures(members: number): Figure[] {
 
 // --- printing ------------------------------------------------------------------------------------
 
+const runsOf = (s: Slot): (LoadResult | OpenLoopResult)[] =>
+  [s.bare.throughput, ...s.bare.steady, s.search, ...(s.rank ? [s.rank] : []), ...s.steady, s.award, s.create];
+
 const show = (unit: Figure['unit'], n: number | null) =>
-  n === null ? '-' : unit === 'req/s' ? fmt(Math.round(n)) : `${n.toFixed(2)} ms`;
+  n === null ? '-' : unit === 'req/s' ? fmt(Math.round(n)) : `${fmt(Math.round(n * 100) / 100)} ms`;
 const showVsBare = (figure: Figure, n: number | null) =>
   n === null || !figure.bare ? '' : figure.bare.kind === 'ratio' ? n.toFixed(3) : `${n >= 0 ? '+' : ''}${n.toFixed(2)} ms`;
 
 function range(figure: Figure, slots: Slot[]): string {
   const values = present(slots.map(figure.value));
   if (values.length < 2) return '';
-  return ` (${show(figure.unit, Math.min(...values))}–${show(figure.unit, Math.max(...values)).replace(' ms', '')})`;
+  const bound = (n: number) => (figure.unit === 'req/s' ? fmt(Math.round(n)) : fmt(Math.round(n * 10) / 10));
+  return ` (${bound(Math.min(...values))}–${bound(Math.max(...values))})`;
 }
 
 function slotLine(slot: Slot, label: string, all: Figure[]): string {
@@ -240,7 +244,7 @@ function slotLine(slot: Slot, label: string, all: Figure[]): string {
     const against = showVsBare(figure, vsBare(figure, slot));
     return `${figure.name.replace(/ \(.*\)$/, '')} ${show(figure.unit, value)}${against ? ` [${against}]` : ''}${cpu === null || value === null ? '' : ` ${cpu} µs`}`;
   });
-  const runs = [slot.bare.throughput, ...slot.bare.steady, slot.award, ...slot.steady, slot.create, slot.search, ...(slot.rank ? [slot.rank] : [])];
+  const runs = runsOf(slot);
   const other = Math.max(...runs.map((r) => r.foreign?.otherCores ?? 0));
   const failed = runs.reduce((n, r) => n + r.non2xx + r.errors, 0);
   return `round ${slot.round} ${slot.side} ${label}: bare ${fmt(slot.bare.throughput.requestsPerSecond)} req/s; ${parts.join('; ')}; ` +
@@ -280,7 +284,12 @@ export async function compare(options: CompareOptions): Promise<number> {
       show(figure.unit, m.b) + range(figure, slots.filter((s) => s.side === 'B')), showVsBare(figure, m.bVsBare),
       m.factor === null ? '-' : m.factor.toFixed(2), String(cpu(figure, 'A') ?? '-'), String(cpu(figure, 'B') ?? '-')];
   })));
-  console.log('B/A: throughput compares the ratios to bare; latency compares the p99s as measured.\n');
+  console.log('B/A: throughput compares the ratios to bare; latency compares the p99s as measured.');
+  const clients = slots.flatMap((s) => [...s.bare.steady, ...s.steady]);
+  console.log(`open-loop client: sent up to ${Math.max(...clients.map((r) => r.sendLagP99Ms))} ms late (p99 of a run; median ${median(clients.map((r) => r.sendLagP99Ms))} ms), ` +
+    `${Math.round(median(clients.map((r) => r.clientCpuUs))!)} µs of its own CPU per request (median)`);
+  const other = slots.flatMap((s) => runsOf(s).map((r) => r.foreign?.otherCores ?? 0));
+  console.log(`other processes used ${Math.min(...other)}–${Math.max(...other)} cores during the runs (median ${median(other)})\n`);
   for (const [i, figure] of all.entries()) {
     if (!figure.target) continue;
     const met = figure.target.met(summaries[i]!);
@@ -294,8 +303,7 @@ export async function compare(options: CompareOptions): Promise<number> {
     summary: all.map((figure, i) => ({ figure: figure.name, ...summaries[i] })), slots,
   }, null, 2)}\n`);
   console.log(`\nResults written to ${RESULTS}`);
-  const failed = slots.some((s) => [s.bare.throughput, ...s.bare.steady, s.award, ...s.steady, s.create, s.search, ...(s.rank ? [s.rank] : [])]
-    .some((r) => r.non2xx + r.errors > 0));
+  const failed = slots.some((s) => runsOf(s).some((r) => r.non2xx + r.errors > 0));
   if (failed) console.log('WARNING: some requests failed (non-2xx answers or socket errors); the figures above are not clean');
   return failed ? 1 : 0;
 }
