@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { BIN, punchcard, spawnServer } from '../test/helpers/cli.ts';
 import { client } from '../test/helpers/http.ts';
-import { BENCH_MASTER_KEY, ledgerDataset } from './dataset.ts';
+import { ledgerDataset } from './dataset.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 const RATE = Number(process.env.BACKUP_RATE ?? 1000);
 const MEMBERS = 100_000;

@@ -12,7 +12,8 @@ import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { upsertMember } from '../src/domain/members/members.ts';
 import { createProject } from '../src/domain/project/projects.ts';
 import { openStore } from '../src/db/store.ts';
-import { BENCH_MASTER_KEY, checkpointedSize } from './dataset.ts';
+import { checkpointedSize } from './dataset.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 export interface BytesPerAward {
   schema: string;

@@ -12,16 +12,12 @@
 // trigram index built in one pass (FTS5 'rebuild') instead of one trigger call per row.
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrationsFromDir } from '../src/db/migrations.ts';
 import { createProject } from '../src/domain/project/projects.ts';
 import { openStore } from '../src/db/store.ts';
-
-/** Bench databases are throwaway: one fixed master key opens every one of them. */
-export const BENCH_MASTER_KEY = '00'.repeat(32);
-
-export const CACHE_DIR = join(tmpdir(), 'punchcard-bench');
+import { searchProfile } from './profiles.ts';
+import { BENCH_MASTER_KEY, CACHE_DIR } from './settings.ts';
 
 export interface Dataset {
   path: string;
@@ -29,26 +25,6 @@ export interface Dataset {
   members: number;
   /** Seconds spent building it in this run; 0 when the cached file was reused. */
   buildSeconds: number;
-}
-
-const FIRST = ['Anna', 'Ben', 'Carla', 'David', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kemal', 'Lena', 'Marta', 'Noah',
-  'Olga', 'Pablo', 'Quinn', 'Rosa', 'Sven', 'Tara', 'Umar', 'Vera', 'Wei', 'Ximena', 'Yusuf', 'Zoe', 'Amir', 'Bianca', 'Chen', 'Dana',
-  'Emil', 'Fatima', 'Gustav', 'Hanna', 'Igor', 'Julia', 'Karim', 'Lucia', 'Mateo', 'Nora'];
-const LAST = ['Garcia', 'Smith', 'Müller', 'Rossi', 'Nowak', 'Silva', 'Kim', 'Yilmaz', 'Jensen', 'Dubois', 'Novak', 'Tanaka', 'Kowalski',
-  'Fischer', 'Moreau', 'Lopez', 'Andersson', 'Petrov', 'Ivanova', 'Costa', 'Bakker', 'Horvat', 'Popescu', 'Nagy', 'Schmidt', 'Weber',
-  'Wagner', 'Becker', 'Hoffmann', 'Schulz', 'Keller', 'Richter', 'Klein', 'Wolf', 'Neumann', 'Schwarz', 'Zimmermann', 'Braun',
-  'Hofmann', 'Hartmann', 'Lange', 'Werner', 'Krause', 'Meier', 'Lehmann', 'Huber', 'Kaiser', 'Fuchs', 'Peters', 'Scholz'];
-const DOMAINS = ['example.com', 'mail.example', 'shop.example.org', 'inbox.example.net'];
-
-/** The search dataset's profile of member `i` (1-based), the same in SQL and in the bench's queries. */
-export function searchProfile(i: number): { externalId: string; email: string; name: string } {
-  const first = FIRST[i % FIRST.length]!;
-  const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
-  return {
-    externalId: `cust-${String(i).padStart(7, '0')}`,
-    email: `${first.toLowerCase()}.${last.toLowerCase()}${i % 997}@${DOMAINS[i % DOMAINS.length]}`,
-    name: `${first} ${last}`,
-  };
 }
 
 const schemaVersion = () => Math.max(...migrationsFromDir().map((m) => m.version));

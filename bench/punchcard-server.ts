@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { startServer } from '../src/server.ts';
 import { openStore } from '../src/db/store.ts';
 import { exitWithParent, reply } from './child.ts';
-import { BENCH_MASTER_KEY } from './dataset.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 // [temp dir] holds a copy of the database made for this run: removed if the bench process dies.
 // `replicate` adds Litestream replicating to a file:// replica inside [temp dir].

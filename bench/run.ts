@@ -3,6 +3,9 @@
 // a list of cases (CASES below); a new bench is one more entry. Then the targets as PASS/FAIL
 // lines. See bench/README.md.
 //
+//   npm run bench -- --compare <commit> [--rounds 3] [--members 100000]
+//                        instead: the same loads on a git worktree of <commit> and on this checkout,
+//                        alternately, each beside a bare node:http server (bench/compare.ts)
 //   BENCH_QUICK=1        smaller datasets and shorter runs: a whole run in under two minutes
 //   BENCH_DURATION       seconds of measured load per run (default 10; quick 3)
 //   BENCH_WARMUP         seconds of unmeasured load before each run (default 2; quick 1)
@@ -19,27 +22,16 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { bytesPerAward, type BytesPerAward } from './bytes.ts';
-import { CACHE_DIR, checkpointedSize, ledgerDataset, searchDataset, searchProfile, type Dataset } from './dataset.ts';
+import { checkpointedSize, ledgerDataset, searchDataset, type Dataset } from './dataset.ts';
+import { searchPaths } from './profiles.ts';
 import { ask, cleanUp, PINNED, startChild, stopChild, tempDirs, unexpectedExits, type Child } from './processes.ts';
 import { buildWidget, describeSize, gzip, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/build.ts';
 import { ensureWrk, runWrk, type Load, type LoadResult } from './wrk.ts';
+import { compare, compareOptions } from './compare.ts';
+import { CACHE_DIR, CONNECTIONS, DURATION, fmt, QUICK, setting, table, WARMUP } from './settings.ts';
 
-// --- settings ----------------------------------------------------------------------------------
+// --- settings (the shared ones in bench/settings.ts) ---------------------------------------------
 
-function setting(name: string, fallback: number, { integer = false, min = 0 } = {}): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, not "${raw}"`);
-  }
-  return value;
-}
-
-const QUICK = process.env.BENCH_QUICK === '1';
-const DURATION = setting('BENCH_DURATION', QUICK ? 3 : 10, { min: 1 });
-const WARMUP = setting('BENCH_WARMUP', QUICK ? 1 : 2, { min: 0 });
-const CONNECTIONS = setting('BENCH_CONNECTIONS', 50, { integer: true, min: 1 });
 const BUILD_LIMIT = setting('BENCH_BUILD_LIMIT', 600, { min: 1 });
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
@@ -57,15 +49,12 @@ const AWARD_BODY = JSON.stringify({ amount: 1 });
  */
 const READ_CONNECTIONS = 1;
 
-const TARGET = { ratio: 0.3, awardP99Ms: 10, atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
-
-// Whatever happens, stop well after the longest expected run (dataset builds included).
-const budgetMs = ((WARMUP + DURATION + 20) * 14 + 2 * BUILD_LIMIT + 300) * 1000;
-setTimeout(() => {
-  console.error(`bench: still running after ${Math.round(budgetMs / 1000)} s; giving up`);
-  cleanUp();
-  process.exit(2);
-}, budgetMs).unref();
+/**
+ * Throughput and steady-rate latency of the award are judged against commit 59ac853 measured beside
+ * the checkout (`npm run bench -- --compare 59ac853`, bench/compare.ts), not here: ratios to bare
+ * differ from machine to machine, and p99 at 50 closed-loop connections is wrk's bursts queuing.
+ */
+const TARGET = { atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
 
 // --- results -------------------------------------------------------------------------------------
 
@@ -79,7 +68,6 @@ const rows: Row[] = [];
 const facts: Record<string, unknown> = {};
 let workDir = '';
 
-const fmt = (n: number) => n.toLocaleString('en-US');
 const row = (id: string) => rows.find((r) => r.id === id);
 
 function record(id: string, name: string, load: LoadResult, notes: string[] = []): Row {
@@ -301,11 +289,7 @@ const CASES: Case[] = [
       facts.searchBuildSeconds = dataset.buildSeconds;
       console.log(`dataset ${dataset.path}: ${dataset.buildSeconds ? `built in ${dataset.buildSeconds} s` : 'cached'}`);
       const query = (text: string) => `/api/v1/members?search=${encodeURIComponent(text)}`;
-      const realistic = Array.from({ length: 3_000 }, (_, n) => {
-        const p = searchProfile(1 + ((n * 104_729) % SEARCH_MEMBERS));
-        // What a support agent types: part of an email, an id, or a full name.
-        return query([p.email.slice(0, p.email.indexOf('@')), p.externalId.slice(-6), p.name][n % 3]!);
-      });
+      const realistic = searchPaths(SEARCH_MEMBERS);
       await withServer('./punchcard-server.ts', ['FULL', dataset.path, 'write', workDir], async (server) => {
         const authorization = `Bearer ${server.info.secretKey}`;
         record('search', 'search, 3+ characters, 1 connection', (await measure(server, { method: 'GET', paths: realistic, authorization }, undefined, READ_CONNECTIONS)).run,
@@ -343,12 +327,6 @@ const CASES: Case[] = [
 
 // --- summary -------------------------------------------------------------------------------------
 
-function table(head: string[], body: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
-}
-
 function bareMean(): number | null {
   const runs = [row('bare-first'), row('bare-last')].filter((r) => r !== undefined);
   return runs.length ? runs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / runs.length : null;
@@ -357,14 +335,8 @@ function bareMean(): number | null {
 /** Each target, or null when the cases it needs did not run. */
 function targets(): [string, boolean][] {
   const checks: [string, boolean][] = [];
-  const bare = bareMean();
   const full = row('award-full');
   const clean = (r: Row) => r.non2xx === 0 && r.errors === 0;
-  if (bare && full) {
-    const ratio = full.requestsPerSecond / bare;
-    checks.push([`award/bare req/s (FULL) ${ratio.toFixed(2)} (target >= ${TARGET.ratio})`, ratio >= TARGET.ratio && clean(full)]);
-  }
-  if (full) checks.push([`award p99 at ${CONNECTIONS} connections ${full.latencyMs.p99} ms (target < ${TARGET.awardP99Ms} ms)`, full.latencyMs.p99 < TARGET.awardP99Ms && clean(full)]);
   const scale = row('award-scale');
   if (full && scale) {
     const ratio = scale.requestsPerSecond / full.requestsPerSecond;
@@ -396,6 +368,13 @@ function targets(): [string, boolean][] {
 
 async function main(): Promise<number> {
   const started = new Date();
+  // Whatever happens, stop well after the longest expected run (dataset builds included).
+  const budgetMs = ((WARMUP + DURATION + 20) * 14 + 2 * BUILD_LIMIT + 300) * 1000;
+  setTimeout(() => {
+    console.error(`bench: still running after ${Math.round(budgetMs / 1000)} s; giving up`);
+    cleanUp();
+    process.exit(2);
+  }, budgetMs).unref();
   ensureWrk();
   mkdirSync(CACHE_DIR, { recursive: true });
   workDir = mkdtempSync(join(tmpdir(), 'punchcard-bench-run-'));
@@ -428,6 +407,10 @@ async function main(): Promise<number> {
     console.log(`datasets: ledger ${facts.ledgerBuildSeconds ? `built in ${facts.ledgerBuildSeconds} s` : 'cached'}, ` +
       `search ${facts.searchBuildSeconds ? `built in ${facts.searchBuildSeconds} s` : 'cached'} (in ${CACHE_DIR})`);
   }
+  const full = row('award-full');
+  if (bare && full) {
+    console.log(`\naward/bare req/s (FULL) ${(full.requestsPerSecond / bare).toFixed(2)}; its target is against 59ac853: npm run bench -- --compare 59ac853`);
+  }
   const checks = targets();
   console.log('');
   for (const [label, pass] of checks) console.log(`${pass ? 'PASS' : 'FAIL'}  ${label}`);
@@ -445,7 +428,8 @@ async function main(): Promise<number> {
   return checks.every(([, pass]) => pass) ? 0 : 1;
 }
 
-main().then((code) => {
+const comparison = compareOptions(process.argv.slice(2));
+(comparison ? compare(comparison) : main()).then((code) => {
   cleanUp();
   process.exit(code);
 }, (error: unknown) => {

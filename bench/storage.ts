@@ -20,7 +20,7 @@ import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { upsertMember } from '../src/domain/members/members.ts';
 import { createProject } from '../src/domain/project/projects.ts';
 import { openStore } from '../src/db/store.ts';
-import { BENCH_MASTER_KEY } from './dataset.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 const AWARDS = Number(process.env.STORAGE_AWARDS ?? 100_000);
 const MEMBERS = 1_000;

@@ -1,6 +1,7 @@
 -- wrk script for bench/run.ts. One thread (wrk -t1), so plain globals are this thread's state.
 --   WRK_METHOD  GET or POST (default GET)
---   WRK_BODY    request body (POST)
+--   WRK_BODY    request body (POST); each "{n}" in it becomes the request's number (1, 2, …),
+--               so every request can create a different row
 --   WRK_AUTH    the Authorization header's value
 --   WRK_PATHS   a file with one request path a line; requests take them in turn
 -- At the end it prints one JSON line: requests, status errors (non-2xx/3xx answers), socket
@@ -11,6 +12,8 @@ local next_path = 0
 
 wrk.method = os.getenv("WRK_METHOD") or "GET"
 local body = os.getenv("WRK_BODY")
+local numbered = body and body:find("{n}", 1, true) ~= nil
+local sent = 0
 if body and body ~= "" then
   wrk.body = body
   wrk.headers["Content-Type"] = "application/json"
@@ -19,7 +22,9 @@ wrk.headers["Authorization"] = os.getenv("WRK_AUTH")
 
 request = function()
   next_path = next_path % #paths + 1
-  return wrk.format(nil, paths[next_path])
+  if not numbered then return wrk.format(nil, paths[next_path]) end
+  sent = sent + 1
+  return wrk.format(nil, paths[next_path], nil, (body:gsub("{n}", tostring(sent))))
 end
 
 done = function(summary, latency, requests)

@@ -35,6 +35,7 @@ export interface Load {
   method: 'GET' | 'POST';
   /** Request paths, taken in turn. */
   paths: string[];
+  /** Each `{n}` becomes the request's number within this wrk run (bench/wrk.lua). */
   body?: string;
   authorization: string;
 }
