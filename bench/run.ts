@@ -15,7 +15,7 @@
 //   BENCH_CPU_PROF=dir   write a V8 CPU profile of each Punchcard server process into dir
 //   BENCH_RESULTS        where to write the JSON results (default <os tmpdir>/punchcard-bench/latest.json)
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -23,7 +23,7 @@ describe('migration 0012', () => {
       [500, 'HTTP 500: <html>internal admin panel</html>'], [null, 'timed out after 10000 ms'], [null, 'connect ECONNREFUSED 10.0.0.5:6379'],
       [null, 'getaddrinfo ENOTFOUND redis.internal'], [null, 'rebind.example.test resolves to 127.0.0.1 is a loopback address'], [null, 'weird'],
     ];
-    before.forEach(([status, error], i) => delivery.run(`dlv_${i}`, at, status, error, at));
+    for (const [i, [status, error]] of before.entries()) delivery.run(`dlv_${i}`, at, status, error, at);
 
     migrate(db, migrationsFromDir());
     expect(db.prepare('SELECT last_error FROM webhook_deliveries ORDER BY id').pluck().all())

@@ -31,7 +31,7 @@ describe('punchcard webhooks', () => {
     const listed = punchcardJson(['--db', db, 'webhooks', 'list', '--project', project.id]);
     expect(listed.webhooks).toEqual([expect.objectContaining({
       id: webhook.id, isActive: false, state: 'disabled', failingSince: now.toISOString(), failedAt: now.toISOString(),
-      lastError: 'Disabled: nothing delivered since ' + now.toISOString() + ' (1 deliveries failed; last: http_502)',
+      lastError: `Disabled: nothing delivered since ${now.toISOString()} (1 deliveries failed; last: http_502)`,
     })]);
     expect(JSON.stringify(listed)).not.toContain('whsec_');
     const text = punchcard(['--db', db, 'webhooks', 'list', '--project', project.id]);

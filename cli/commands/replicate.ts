@@ -35,7 +35,10 @@ export function checkReplication(db: string, maxLagMs: number): ReplicationCheck
 }
 
 function printStatus(db: string, record: StatusRecord | null): void {
-  if (!record) return console.log(`Replication: off (no server has replicated ${db})`);
+  if (!record) {
+    console.log(`Replication: off (no server has replicated ${db})`);
+    return;
+  }
   const status = describeReplication(record);
   const ago = status.lastSyncAt ? ` (${Math.round((Date.now() - Date.parse(status.lastSyncAt)) / 100) / 10} s ago)` : '';
   console.log(`Replication: ${status.enabled ? `on (${status.state})` : 'off (the server that replicated it has stopped)'}`);

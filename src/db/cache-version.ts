@@ -29,7 +29,10 @@ const states = new WeakMap<Db, CacheState>();
 
 function state(db: Db): CacheState {
   let found = states.get(db);
-  if (!found) states.set(db, (found = { version: 0, dataVersion: null, open: false, checked: false, written: false }));
+  if (!found) {
+    found = { version: 0, dataVersion: null, open: false, checked: false, written: false };
+    states.set(db, found);
+  }
   return found;
 }
 

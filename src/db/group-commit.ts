@@ -4,6 +4,7 @@ import { begin, end, settled } from './transaction.ts';
 
 interface PendingWrite {
   work: () => unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: each write's promise has its own T; the queue holds them side by side
   resolve: (value: any) => void;
   reject: (reason: unknown) => void;
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { assertBodySize, getQuery, getRouterParams, type H3Event } from 'h3';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { AppError, badRequest } from '../shared/errors.ts';
 import { type Schema, validate } from '../shared/validate.ts';
 

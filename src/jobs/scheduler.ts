@@ -69,5 +69,9 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
   for (const more of options.more ?? []) jobs.push(job(more.pattern, more.name, more.run));
   const maintenance = options.maintenance;
   if (maintenance) jobs.push(job('*/10 * * * * *', 'storage maintenance', () => void maintenance.tick(clock())));
-  return { stop: () => jobs.forEach((j) => j.stop()) };
+  return {
+    stop: () => {
+      for (const j of jobs) j.stop();
+    },
+  };
 }

@@ -199,7 +199,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     let secret = secrets.get(sealed);
     if (secret === undefined) {
       if (secrets.size >= 1000) secrets.clear();
-      secrets.set(sealed, (secret = box.open(sealed)));
+      secret = box.open(sealed);
+      secrets.set(sealed, secret);
     }
     return secret;
   };

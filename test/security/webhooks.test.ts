@@ -64,7 +64,7 @@ describe('what a receiver answers never comes back', () => {
 
   it('keeps only the status and a class: not a byte of the body in /test, lastError or the deliveries', async () => {
     const leak = 'INTERNAL-ADMIN-PANEL root:x:0:0';
-    const probe = createServer((_req, res) => res.writeHead(500, 'Internal ' + 'x'.repeat(10), { 'content-type': 'text/plain' }).end(leak));
+    const probe = createServer((_req, res) => res.writeHead(500, `Internal ${'x'.repeat(10)}`, { 'content-type': 'text/plain' }).end(leak));
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/admin`;
     const { body: webhook } = await server.api.post('/api/v1/webhooks', { url, events: ['points.awarded'] });

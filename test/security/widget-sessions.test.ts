@@ -36,7 +36,7 @@ describe('widget sessions under attack', () => {
     await session('victim');
     const other = server.addProject('Other shop');
     for (const token of [forge(mallory, { e: 'victim' }), forge(mallory, { x: Date.parse('2030-01-01') }), forge(mallory, { p: other.projectId }),
-      `${mallory}x`, 'pcs_nonsense', `pcs_${'a'.repeat(2000)}.b`, mallory.replace(/\.[\w-]+$/, '.' + 'A'.repeat(43))]) {
+      `${mallory}x`, 'pcs_nonsense', `pcs_${'a'.repeat(2000)}.b`, mallory.replace(/\.[\w-]+$/, `.${'A'.repeat(43)}`)]) {
       const res = await anon.get('/api/widget/profile', bearer(token));
       expect(res.status, token.slice(0, 40)).toBe(401);
       expect(res.body.error).toBe('session_expired');

@@ -47,7 +47,10 @@ const keyCaches = new WeakMap<Db, { dataVersion: number; byHash: Map<string, Key
 function keyRowByHash(db: Db, hash: string): KeyRow | undefined {
   const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
   let cache = keyCaches.get(db);
-  if (!cache || cache.dataVersion !== dataVersion) keyCaches.set(db, (cache = { dataVersion, byHash: new Map() }));
+  if (!cache || cache.dataVersion !== dataVersion) {
+    cache = { dataVersion, byHash: new Map() };
+    keyCaches.set(db, cache);
+  }
   let row = cache.byHash.get(hash);
   if (!row) {
     row = stmt<KeyRow>(db, 'SELECT * FROM api_keys WHERE key_hash = ?').get(hash);

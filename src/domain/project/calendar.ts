@@ -14,7 +14,10 @@ const wallFormats = new Map<string, Intl.DateTimeFormat>();
 
 function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   let format = cache.get(timeZone);
-  if (!format) cache.set(timeZone, (format = new Intl.DateTimeFormat('en-CA', { timeZone, ...options })));
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, ...options });
+    cache.set(timeZone, format);
+  }
   return format;
 }
 

@@ -51,7 +51,10 @@ const caches = new WeakMap<Db, { version: number; byProject: Map<string, Project
 export function projectContext(db: Db, projectId: string): ProjectContext {
   const version = cacheVersion(db);
   let cache = caches.get(db);
-  if (cache?.version !== version) caches.set(db, (cache = { version, byProject: new Map() }));
+  if (cache?.version !== version) {
+    cache = { version, byProject: new Map() };
+    caches.set(db, cache);
+  }
   let context = cache.byProject.get(projectId);
   if (!context) {
     context = load(db, projectId);

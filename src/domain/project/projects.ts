@@ -110,7 +110,10 @@ const widgetSecretCaches = new WeakMap<Db, { dataVersion: number; byProject: Map
 export function widgetSigningSecret(db: Db, box: SecretBox, projectId: string): string {
   const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
   let cache = widgetSecretCaches.get(db);
-  if (!cache || cache.dataVersion !== dataVersion) widgetSecretCaches.set(db, (cache = { dataVersion, byProject: new Map() }));
+  if (!cache || cache.dataVersion !== dataVersion) {
+    cache = { dataVersion, byProject: new Map() };
+    widgetSecretCaches.set(db, cache);
+  }
   let secret = cache.byProject.get(projectId);
   if (secret === undefined) {
     const sealed = stmt<string>(db, 'SELECT widget_secret FROM projects WHERE id = ?').pluck().get(projectId);

@@ -108,7 +108,10 @@ const readSettings = new WeakMap<ProjectContext, Settings>();
 export function getSettings(db: Db, projectId: string): Settings {
   const context = projectContext(db, projectId);
   let settings = readSettings.get(context);
-  if (!settings) readSettings.set(context, (settings = deepFreeze(deepMerge(DEFAULT_SETTINGS, JSON.parse(context.settingsJson)))));
+  if (!settings) {
+    settings = deepFreeze(deepMerge(DEFAULT_SETTINGS, JSON.parse(context.settingsJson)));
+    readSettings.set(context, settings);
+  }
   return settings;
 }
 

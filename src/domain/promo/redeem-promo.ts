@@ -38,7 +38,7 @@ export function redeemPromoCode(db: Db, projectId: string, input: { externalId: 
     const promo = row ? toItem(promoCodes, row) : null;
     // A code switched off or not yet started answers exactly as one that does not exist: it is not
     // public yet, and a different answer would tell a guesser it is there.
-    if (!promo || !promo.isActive || (promo.startsAt !== null && at < promo.startsAt)) throw notFound(`No promo code "${input.code}" in this project`);
+    if (!promo?.isActive || (promo.startsAt !== null && at < promo.startsAt)) throw notFound(`No promo code "${input.code}" in this project`);
     if (promo.expiresAt !== null && at >= promo.expiresAt) throw forbidden(`The promo code "${promo.code}" expired at ${promo.expiresAt}.`);
     const count = (sql: string, ...params: unknown[]) => stmt<number>(db, `SELECT count(*) FROM promo_redemptions WHERE promo_code_id = ?${sql}`)
       .pluck().get(promo.id, ...params)!;

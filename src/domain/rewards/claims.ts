@@ -103,7 +103,7 @@ const CLAIM_SELECT = 'SELECT id, public_id, reward_id, member_id, points_spent, 
 const CLAIM_WITH_MEMBER = `SELECT c.id, c.public_id, c.reward_id, c.member_id, c.points_spent, c.coupon_code, c.status, c.created_at, c.updated_at,
   m.external_id FROM reward_claims c JOIN members m ON m.id = c.member_id`;
 
-function toClaim(db: Db, row: ClaimRow, reward: Reward, externalId: string): Claim {
+function toClaim(row: ClaimRow, reward: Reward, externalId: string): Claim {
   const { id, name, description, imageUrl, type, pointsCost } = reward;
   return {
     id: row.public_id,
@@ -156,7 +156,7 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
     const { lastInsertRowid } = stmt(db, `INSERT INTO reward_claims (public_id, project_id, reward_id, member_id, points_spent, via, coupon_code, status,
       transaction_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(publicId, member.project_id, reward.id, member.id, pointsSpent, options.via, code, INITIAL_STATUS[reward.type], spent?.transaction.id ?? null, at, at);
-    const claim = toClaim(db, stmt<ClaimRow>(db, `${CLAIM_SELECT} WHERE id = ?`).get(lastInsertRowid)!, reward, member.external_id);
+    const claim = toClaim(stmt<ClaimRow>(db, `${CLAIM_SELECT} WHERE id = ?`).get(lastInsertRowid)!, reward, member.external_id);
     emit(db, member.project_id, 'reward.redeemed', {
       memberId: member.public_id, externalId: member.external_id, rewardId: reward.id, rewardName: reward.name, rewardType: reward.type,
       pointsSpent, claimId: publicId, ...(code !== null ? { couponCode: code } : {}),
@@ -178,14 +178,14 @@ export function redeemReward(db: Db, projectId: string, rewardId: string, extern
 export function memberClaims(db: Db, projectId: string, externalId: string): { claims: Claim[] } {
   const member = requireMember(db, projectId, externalId);
   const rows = stmt<ClaimRow>(db, `${CLAIM_SELECT} WHERE member_id = ? ORDER BY id DESC`).all(member.id);
-  return { claims: rows.map((row) => toClaim(db, row, requireReward(db, projectId, row.reward_id), member.external_id)) };
+  return { claims: rows.map((row) => toClaim(row, requireReward(db, projectId, row.reward_id), member.external_id)) };
 }
 
 /** The operator's list (`punchcard claims list`): optionally one reward's, or one status. */
 export function listClaims(db: Db, projectId: string, filter: { rewardId?: string | undefined; status?: string | undefined; limit: number }): { claims: Claim[] } {
   const rows = stmt<ClaimRow & { external_id: string }>(db, `${CLAIM_WITH_MEMBER} WHERE c.project_id = @projectId AND (@rewardId IS NULL OR c.reward_id = @rewardId) AND (@status IS NULL OR c.status = @status)
     ORDER BY c.id DESC LIMIT @limit`).all({ projectId, rewardId: filter.rewardId ?? null, status: filter.status ?? null, limit: filter.limit });
-  return { claims: rows.map((row) => toClaim(db, row, requireReward(db, projectId, row.reward_id), row.external_id)) };
+  return { claims: rows.map((row) => toClaim(row, requireReward(db, projectId, row.reward_id), row.external_id)) };
 }
 
 export const FULFILMENT_STATUSES = ['PENDING', 'SHIPPED', 'DELIVERED'] as const;
@@ -199,7 +199,7 @@ export function fulfilClaim(db: Db, projectId: string, claimId: string, status: 
     const reward = requireReward(db, projectId, row.reward_id);
     if (reward.type !== 'PHYSICAL') throw badRequest(`The claim "${claimId}" is for a ${reward.type} reward; only PHYSICAL claims are fulfilled.`);
     stmt(db, 'UPDATE reward_claims SET status = ?, updated_at = ? WHERE id = ?').run(status, now.toISOString(), row.id);
-    return toClaim(db, { ...row, status, updated_at: now.toISOString() }, reward, row.external_id);
+    return toClaim({ ...row, status, updated_at: now.toISOString() }, reward, row.external_id);
   });
 }
 
