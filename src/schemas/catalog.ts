@@ -53,6 +53,7 @@ const FIELDS: Record<string, Record<string, FieldSpec>> = {
     repeatable: withDefault(v.boolean('must be true or false'), false),
     cooldownMinutes: withDefault(minutes, 0),
     imageUrl: nullable(httpUrl),
+    linkUrl: nullable(httpUrl),
     startsAt: nullable(timestamp),
     endsAt: nullable(timestamp),
     isActive: withDefault(v.boolean('must be true or false'), true),

@@ -16,6 +16,8 @@ export interface Quest {
   repeatable: boolean;
   cooldownMinutes: number;
   imageUrl: string | null;
+  /** Where the shopper does the quest; the widget opens it. */
+  linkUrl: string | null;
   startsAt: string | null;
   endsAt: string | null;
   isActive: boolean;
@@ -30,7 +32,7 @@ export const quests: CatalogKind = {
   idPrefix: 'qst',
   fields: {
     name: 'text', description: 'text', action: 'text', completionMode: 'text', targetCount: 'int', points: 'int', badgeId: 'text',
-    repeatable: 'bool', cooldownMinutes: 'int', imageUrl: 'text', startsAt: 'time', endsAt: 'time', isActive: 'bool',
+    repeatable: 'bool', cooldownMinutes: 'int', imageUrl: 'text', linkUrl: 'text', startsAt: 'time', endsAt: 'time', isActive: 'bool',
   },
   references: { badgeId: { table: 'badges', noun: 'badge' } },
   window: { starts: 'startsAt', ends: 'endsAt' },

@@ -11,6 +11,7 @@ import { leaderboardRoutes } from './leaderboard.ts';
 import { profileRoutes } from './profile.ts';
 import { promoRoutes } from './promo.ts';
 import { questRoutes } from './quests.ts';
+import { questReportRoutes } from './quest-report.ts';
 import { referralRoutes } from './referrals.ts';
 import { rewardRoutes } from './rewards.ts';
 import { shareRoutes } from './share.ts';
@@ -19,6 +20,6 @@ import { shareRoutes } from './share.ts';
 export function mountWidgetApi(app: H3, ctx: AppContext): void {
   mountGuestRoute(app, ctx);
   mountWidgetResources(app, ctx, [
-    initRoutes, profileRoutes, historyRoutes, questRoutes, badgeRoutes, rewardRoutes, claimRoutes, gameRoutes, promoRoutes, referralRoutes, shareRoutes, leaderboardRoutes,
+    initRoutes, profileRoutes, historyRoutes, questRoutes, questReportRoutes, badgeRoutes, rewardRoutes, claimRoutes, gameRoutes, promoRoutes, referralRoutes, shareRoutes, leaderboardRoutes,
   ]);
 }
