@@ -23,7 +23,10 @@ export const widgetMember = v.object({
   }, 'must be a JSON object'),
 });
 
-export const widgetInitBody = v.strictObject({ origin: v.optional(text(2048)) });
+/** The visitor's language wishes, most wanted first (init's `language`, then the browser's): init answers with the strings of one. */
+export const widgetLanguages = v.pipe(v.array(text(35), 'must be an array of language codes'), v.maxLength(10, 'must hold at most 10 languages'));
+
+export const widgetInitBody = v.strictObject({ origin: v.optional(text(2048)), languages: v.optional(widgetLanguages) });
 
 export const widgetProfileBody = v.strictObject({
   name: v.optional(v.nullable(text(200))),

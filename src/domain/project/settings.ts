@@ -5,7 +5,7 @@ import { isPlainObject } from '../../shared/objects.ts';
 import { badRequest } from '../../shared/errors.ts';
 import { getProject, type Project } from './projects.ts';
 
-export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN'] as const;
+export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN', 'ar', 'he'] as const;
 export const FEATURES = ['points', 'rewards', 'quests', 'badges', 'games', 'checkin', 'referrals', 'promo', 'share', 'leaderboard'] as const;
 export const SHARE_PLATFORMS = ['facebook', 'x', 'linkedin', 'whatsapp', 'telegram', 'pinterest', 'reddit', 'email'] as const;
 
@@ -51,6 +51,8 @@ export interface Settings {
     /** The shop's sign-up and sign-in pages, linked from the guest view; null = not shown. */
     signUpUrl: string | null;
     signInUrl: string | null;
+    /** The programme's name shoppers see in the widget's header; null shows the project's name. */
+    programName: string | null;
   };
   rateLimits: ProjectRateLimits;
 }
@@ -70,6 +72,7 @@ export const DEFAULT_SETTINGS: Settings = {
     sessionHours: 12,
     signUpUrl: null,
     signInUrl: null,
+    programName: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
 };
