@@ -198,6 +198,9 @@ export function App({ init, call, t, theme, position, floating, bridge, onError 
     left.current = active;
     setActive(panel);
   };
+  /** What failed to load: the section's own data, or at home every section's, said once ("your session has ended") with one Retry. */
+  const failed = (current ? [current] : shown).filter((panel) => panels.get(panel)!.state === 'error');
+  const message = failed.map((panel) => panels.get(panel)).map((state) => (state?.state === 'error' ? state.message : '')).find(Boolean);
 
   return (
     <Root theme={theme} language={language}>
@@ -215,11 +218,12 @@ export function App({ init, call, t, theme, position, floating, bridge, onError 
           {!current && init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
           <Ctx.Provider value={context}>
             <OfflineNote />
+            {failed.length > 0 && (
+              <div class="note">{message && <p role="alert">{message}</p>}<button class="btn ghost" onClick={() => failed.forEach(loadPanel)}>{t('retry')}</button></div>
+            )}
             {!current ? <Home init={init} panels={panels} shown={shown} go={go} />
-              : !loaded || loaded.state === 'loading' ? <p class="muted">{t('loading')}</p>
-              : loaded.state === 'error' ? (
-                <div>{loaded.message && <p class="note" role="alert">{loaded.message}</p>}<button class="btn ghost" onClick={() => loadPanel(current)}>{t('retry')}</button></div>
-              ) : View && <View data={loaded.data} reload={() => loadPanel(current)} />}
+              : loaded?.state === 'ready' ? View && <View data={loaded.data} reload={() => loadPanel(current)} />
+              : loaded?.state !== 'error' && <p class="muted">{t('loading')}</p>}
           </Ctx.Provider>
         </div>
       </Drawer>

@@ -56,6 +56,6 @@ ul,ol{list-style:none;margin:0;padding:0}
 .grow{flex:1;min-width:0}
 .code{font-family:ui-monospace,monospace;font-size:15px;font-weight:700;letter-spacing:.05em;overflow-wrap:anywhere}
 .coupon{white-space:nowrap}
-.note{padding:8px 10px;border-radius:calc(var(--pc-radius) * .66);background:rgba(0,0,0,.05);margin:8px 0}
+.note{padding:8px 10px;border-radius:calc(var(--pc-radius) * .66);background:rgba(0,0,0,.05);margin:8px 0 12px}.note>p{margin:0 0 8px}
 `;
 export const MOTION_CSS = `.root{--pc-speed:220ms}@media (prefers-reduced-motion:reduce){.root{--pc-speed:1ms}}`;
