@@ -28,7 +28,7 @@ h2{flex:1;min-width:0;margin:0;font-size:17px;overflow-wrap:anywhere}
 h3{margin:18px 0 6px;font-size:14px}
 .x,.back{flex:none;display:grid;place-items:center;background:transparent;border:0;color:#fff;font-size:20px;width:40px;height:40px;border-radius:8px}
 .x:focus-visible,.back:focus-visible{outline-color:#fff;outline-offset:-3px}
-.body{flex:1;min-height:0;padding:12px 16px 16px;overflow-y:auto}
+.body{flex:1;min-height:0;padding:12px 16px 16px;overflow-y:auto;background:linear-gradient(var(--pc-bg) 30%,transparent) top/100% 32px no-repeat local,linear-gradient(transparent,var(--pc-bg) 70%) bottom/100% 32px no-repeat local,radial-gradient(farthest-side at 50% 0,rgba(0,0,0,.16),transparent) top/100% 10px no-repeat scroll,radial-gradient(farthest-side at 50% 100%,rgba(0,0,0,.16),transparent) bottom/100% 10px no-repeat scroll,var(--pc-bg)}
 .body:focus-visible{outline-offset:-3px}
 .hero{padding:14px;border-radius:var(--pc-radius);background:rgba(0,0,0,.04)}
 .hello{margin:0 0 6px;font-weight:600;font-size:16px}
@@ -37,9 +37,9 @@ h3{margin:18px 0 6px;font-size:14px}
 .level{margin-top:10px}
 .bar{height:8px;border-radius:4px;background:rgba(0,0,0,.1);overflow:hidden;margin:6px 0 4px}.bar>i{display:block;height:100%;background:var(--pc-primary)}
 .boost{display:flex;gap:8px;align-items:center;padding:8px 10px;border-radius:var(--pc-radius);background:#fef3c7;color:#713f12;margin:10px 0 0;font-weight:600}
-.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(84px,1fr));gap:8px;margin-top:14px}
-.tile{width:100%;height:100%;min-height:68px;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:4px;padding:8px 4px;border:1px solid rgba(0,0,0,.14);border-radius:var(--pc-radius);background:transparent;font-size:12.5px;line-height:1.2;text-align:center;hyphens:auto;overflow-wrap:anywhere}
-.tile .i{width:24px;height:24px;color:var(--pc-primary)}
+.tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(128px,1fr));gap:6px;margin-top:14px}
+.tile{width:100%;height:100%;min-height:42px;display:flex;align-items:center;gap:6px;padding:6px 8px;border:1px solid rgba(0,0,0,.14);border-radius:var(--pc-radius);background:transparent;font-size:13px;line-height:1.2;text-align:start;hyphens:auto;overflow-wrap:anywhere}
+.tile .i{width:20px;height:20px;color:var(--pc-primary)}
 .way{width:100%;display:flex;align-items:center;gap:10px;padding:10px 2px;border:0;background:transparent;text-align:start}
 .way .i{color:var(--pc-primary)}
 .tag{display:inline-block;margin-inline-start:6px;padding:1px 7px;border-radius:999px;background:#dcfce7;color:#14532d;font-size:11.5px;font-weight:600;white-space:nowrap}
