@@ -15,7 +15,8 @@ interface Reported { completed: boolean; pointsAwarded: number; basePoints: numb
 /** Up to this many steps are drawn one by one; more become a bar. */
 const MAX_STEPS = 10;
 
-const STYLE = `.quest{display:grid;gap:6px}
+// A line's text keeps 110 px before what follows it (the points, the buttons) moves under it.
+const STYLE = `.quest{display:grid;gap:6px}.quest .grow{flex:1 1 110px}
 .steps{display:flex;flex-wrap:wrap;gap:6px}.steps>li{display:grid;place-items:center;width:26px;height:26px;border-radius:50%;border:2px solid var(--pc-primary);font-size:12px;font-weight:600}
 .steps>.on{background:var(--pc-primary);color:#fff}.steps .i{width:14px;height:14px}`;
 
@@ -50,7 +51,7 @@ function QuestCard({ quest, reload }: { quest: Quest; reload: () => void }) {
         </div>
       ))}
       <div class="row">
-        <span class="muted grow">{done ? t('done') : quest.targetCount > 1 && steps}</span>
+        {(done || quest.targetCount > 1) && <span class="muted grow">{done ? t('done') : steps}</span>}
         {quest.linkUrl && open && <a class="btn ghost" href={quest.linkUrl} target="_blank" rel="noopener noreferrer"><Icon name="link" />{t('goThere')}</a>}
         {quest.completionMode === 'SELF_REPORT' && open && <button class="btn" disabled={busy} onClick={report}>{t('didIt')}</button>}
       </div>
