@@ -1,6 +1,7 @@
-// The widget's English strings, built into the script; the other ten languages are served by the
-// Punchcard server at /widget/strings/<language>.json (translations.ts), fetched only when shown.
-// Each language is one "|"-separated line in the order of KEYS, so the keys are written only once.
+// The widget's keys and English strings. The script carries no words: init (and the guest view)
+// answers with the strings of the visitor's language by key (src/domain/widget/widget-language.ts,
+// from translations.ts). Each language is one "|"-separated line in the order of KEYS, so the keys
+// are written only once.
 
 export const KEYS = [
   'open', 'close', 'points', 'balance', 'earned', 'streak', 'history', 'noHistory', 'more',

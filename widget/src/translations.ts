@@ -1,6 +1,6 @@
 // Every widget language's strings, one line each in the order of KEYS (strings.ts). The server
-// serves them at /widget/strings/<language>.json; the script itself carries English only, which
-// keeps it within its size budget.
+// answers init with one of them (and serves each at /widget/strings/<language>.json); the script
+// carries none, which keeps it within its size budget.
 import { EN } from './strings.ts';
 
 export const TRANSLATIONS: Record<string, string> = {
