@@ -218,7 +218,8 @@ export function App({ init, call, t, theme, position, floating, bridge, onError 
           {!current && init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
           <Ctx.Provider value={context}>
             <OfflineNote />
-            {failed.length > 0 && (
+            {/* At home, an unreachable server is said by the offline note, and recovers by itself. */}
+            {failed.length > 0 && (current || message) && (
               <div class="note">{message && <p role="alert">{message}</p>}<button class="btn ghost" onClick={() => failed.forEach(loadPanel)}>{t('retry')}</button></div>
             )}
             {!current ? <Home init={init} panels={panels} shown={shown} go={go} />
