@@ -40,7 +40,7 @@ try {
     }
   }).immediate();
   const reward = createItem(db, rewards, projectId, {
-    name: 'Contended', description: null, imageUrl: null, type: 'CUSTOM', pointsCost: 1, stock: STOCK, maxClaimsPerUser: null, minLevel: 0,
+    key: null, name: 'Contended', description: null, imageUrl: null, type: 'CUSTOM', pointsCost: 1, stock: STOCK, maxClaimsPerUser: null, minLevel: 0,
     discountConfig: null, digitalContent: null, expiresAt: null, isActive: true,
   }, new Date());
 

@@ -44,11 +44,11 @@ function resolveReferences(db: Db, kind: CatalogKind, projectId: string, item: R
   const resolved = { ...item };
   for (const [field, target] of Object.entries(kind.references ?? {})) {
     const keyField = field.replace(/Id$/, 'Key');
-    if (!(keyField in resolved)) continue;
+    if (!target || !(keyField in resolved)) continue;
     const targetKind = CATALOGS.find((c) => c.kind.table === target.table)!.kind;
     const found = findItemByKey(db, targetKind, projectId, String(resolved[keyField]));
     if (!found) throw badRequest(`${where}: "${keyField}" names no ${target.noun} with key "${String(resolved[keyField])}"`);
-    if (createdIds && !createdIds.has(found.id as string)) return { foreign: keyField };
+    if (createdIds && !createdIds.has(found.id)) return { foreign: keyField };
     delete resolved[keyField];
     resolved[field] = found.id;
   }
@@ -113,7 +113,7 @@ export function seedCatalog(db: Db, projectId: string, file: unknown, now: Date,
             const input = validate(create, resolved);
             if (!existing) {
               try {
-                createdIds.add(createItem(db, kind, projectId, input, now).id as string);
+                createdIds.add(createItem(db, kind, projectId, input, now).id);
                 report.created++;
               } catch (error) {
                 // A level number or promo code already taken: checked before anything is written.

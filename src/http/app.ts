@@ -3,9 +3,8 @@ import type { AppContext } from './context.ts';
 import { AppError } from '../shared/errors.ts';
 import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
-import { mountServerApi } from './v1/index.ts';
 import { refuseUnwantedBody } from './request.ts';
-import { mountWidgetApi } from './widget/index.ts';
+import { mountSurfaces } from './surface.ts';
 import { OFF, type ReplicationStatus } from '../replication/status.ts';
 
 /** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
@@ -37,8 +36,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
   });
   app.get('/healthz', () => ({ status: 'ok', replication: publicReplication(ctx.replication?.() ?? OFF) }));
-  mountServerApi(app, ctx);
-  mountWidgetApi(app, ctx);
+  mountSurfaces(app, ctx);
   mountPages(app, ctx, options);
   return app;
 }

@@ -24,7 +24,7 @@ export function refuseOtherMethods(app: H3, path: string, methods: HTTPMethod[])
   for (const method of STANDARD_METHODS.filter((m) => !allowed.includes(m))) {
     app.on(method, path, () => {
       throw methodNotAllowed(method, allowed);
-    });
+    }, { meta: { answers: 405 } });
   }
 }
 

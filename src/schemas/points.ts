@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { MAX_POSTING } from '../domain/ledger/ledger.ts';
+import { MAX_POSTING } from '../shared/value-schemas.ts';
 import { idempotencyKey, metadata, queryBool, queryInt, text, timestamp } from './common.ts';
 
 export const pointsBody = v.strictObject({

@@ -43,3 +43,13 @@ export const widgetClaimBody = v.strictObject({ rewardId: identifier(64) });
 
 /** POST /promo-code: the server API's body without externalId, which the signature gives. */
 export const widgetPromoBody = v.omit(promoRedeemBody, ['externalId']);
+
+/** GET /claims: how many of the newest claims. */
+export const widgetClaimsQuery = v.strictObject({ limit: v.optional(queryInt(1, 100), '50') });
+
+/** GET /guest: the project's publishable key, which is all a visitor who is not signed in has. */
+export const guestQuery = v.strictObject({
+  publicKey: v.pipe(v.string('must be the publishable key (pk_live_…)'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  /** The visitor's language wishes, comma-separated: the answer carries the strings of the one picked, as init's does. */
+  languages: v.optional(v.pipe(v.string('must be language codes separated by commas'), v.maxLength(400, 'must be at most 400 characters'))),
+});

@@ -190,10 +190,10 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
   };
 
   /** A call signed with the ticket; init's answer carries the session, which is kept. */
-  const signed = async <T>(method: string, path: string, body: unknown): Promise<T> => {
+  const signed = async <T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<T> => {
     const { timestamp, signature, member } = ticket;
     const answer = await send<T & { session?: typeof session }>(method, path, body,
-      { 'X-Widget-Auth': base64(JSON.stringify({ publicKey, externalId, timestamp, signature, ...(member ? { member } : {}) })) });
+      { ...headers, 'X-Widget-Auth': base64(JSON.stringify({ publicKey, externalId, timestamp, signature, ...(member ? { member } : {}) })) });
     if (answer.session) store.set(key, (session = answer.session));
     return answer;
   };
@@ -204,15 +204,15 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
     await signed('POST', '/init', { origin: location.origin });
   })().finally(() => (renewing = null)));
 
-  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+  const call = async <T>(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<T> => {
     const fresh = Math.abs(Date.now() - ticket.timestamp) < TICKET_FRESH_MS;
     const used = session;
     const live = used && Date.parse(used.expiresAt) > Date.now();
-    const bearer = () => send<T>(method, path, body, { Authorization: `Bearer ${session!.token}` });
+    const bearer = () => send<T>(method, path, body, { ...headers, Authorization: `Bearer ${session!.token}` });
     try {
       // init with a fresh ticket applies the signed profile and starts a new session.
       if (live && !(path === '/init' && fresh)) return await bearer();
-      if (fresh || !config.fetchAuth) return await signed<T>(method, path, body);
+      if (fresh || !config.fetchAuth) return await signed<T>(method, path, body, headers);
       await renew();
       return await bearer();
     } catch (error) {
@@ -226,6 +226,19 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
       }
       return bearer();
     }
+  };
+
+  // Each write carries an Idempotency-Key, kept until the write is answered: the same action tried
+  // again (after an answer that never arrived) sends the same key, so the server does it only once.
+  const keys = new Map<string, string>();
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    if (method === 'GET' || path === '/init') return call<T>(method, path, body, {});
+    const action = `${method} ${path} ${JSON.stringify(body)}`;
+    const key = keys.get(action) ?? crypto.getRandomValues(new Uint32Array(4)).join('-');
+    keys.set(action, key);
+    const answer = await call<T>(method, path, body, { 'Idempotency-Key': key });
+    keys.delete(action);
+    return answer;
   };
 }
 

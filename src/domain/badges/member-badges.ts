@@ -35,7 +35,7 @@ export function memberBadgeBoard(db: Db, projectId: string, externalId: string) 
   const earned = listMemberBadges(db, projectId, externalId).badges
     .map(({ earnedAt, ...badge }) => ({ ...badge, awardedAt: earnedAt }));
   const held = new Set(earned.map((badge) => badge.badgeId));
-  const available = (liveItems(db, badges, projectId) as unknown as Badge[])
+  const available = liveItems(db, badges, projectId)
     .filter((badge) => !held.has(badge.id))
     .map(({ id, name, description, imageUrl, rarity }) => ({ id, name, description, imageUrl, rarity }));
   return { earned, available };
@@ -58,7 +58,7 @@ export function grantBadge(db: Db, member: MemberRow, badge: Badge, source: Badg
 }
 
 function requireLiveBadge(db: Db, projectId: string, badgeId: string): Badge {
-  const badge = getItem(db, badges, projectId, badgeId) as unknown as Badge;
+  const badge = getItem(db, badges, projectId, badgeId);
   if (badge.archivedAt !== null) throw forbidden(`The badge "${badgeId}" is archived and can no longer be awarded.`);
   return badge;
 }

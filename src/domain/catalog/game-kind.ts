@@ -1,50 +1,45 @@
+import * as v from 'valibot';
 import { badRequest } from '../../shared/errors.ts';
-import type { CatalogKind } from './catalog-items.ts';
+import { httpUrl, multilineText } from '../../shared/value-schemas.ts';
+import { catalogItem, defineKind } from './catalog-items.ts';
+import { enumOf, flag, int, label, minutes } from './item-fields.ts';
 
-export type GameType = 'SPIN_WHEEL' | 'SLOTS' | 'DICE' | 'SCRATCH_CARD' | 'DAILY_CHECKIN';
+export const gameSchema = catalogItem({
+  name: label,
+  description: v.optional(v.nullable(multilineText(2000)), null),
+  imageUrl: v.optional(v.nullable(httpUrl), null),
+  type: enumOf(['SPIN_WHEEL', 'SLOTS', 'DICE', 'SCRATCH_CARD', 'DAILY_CHECKIN']),
+  pointsCost: v.optional(int(0), 0),
+  maxPlaysPerUser: v.optional(v.nullable(int(1)), null),
+  dailyPlaysLimit: v.optional(v.nullable(int(1)), null),
+  cooldownMinutes: v.optional(minutes, 0),
+  /** `weight` is the relative chance of being drawn; 0 = shown on the wheel but never drawn. */
+  prizes: v.optional(v.pipe(v.array(v.strictObject({ name: label, value: int(0), weight: int(0, 1_000_000) }), 'must be an array'),
+    v.maxLength(100, 'must hold at most 100 prizes')), []),
+  checkinPoints: v.optional(int(0), 0),
+  streakBonuses: v.optional(v.pipe(v.array(v.strictObject({ day: int(1, 3660), bonus: int(0) }), 'must be an array'),
+    v.maxLength(366, 'must hold at most 366 bonuses')), []),
+  isActive: v.optional(flag, true),
+});
 
-export interface Prize {
-  name: string;
-  value: number;
-  /** Relative chance of being drawn; 0 = shown on the wheel but never drawn. */
-  weight: number;
-}
+export type Game = v.InferOutput<typeof gameSchema>;
+export type Prize = Game['prizes'][number];
 
-export interface Game {
-  id: string;
-  name: string;
-  type: GameType;
-  pointsCost: number;
-  maxPlaysPerUser: number | null;
-  dailyPlaysLimit: number | null;
-  cooldownMinutes: number;
-  prizes: Prize[];
-  checkinPoints: number;
-  streakBonuses: { day: number; bonus: number }[];
-  isActive: boolean;
-  archivedAt: string | null;
-}
-
-export const games: CatalogKind = {
+export const games = defineKind(gameSchema, {
   path: 'games',
   listKey: 'games',
   noun: 'game',
   table: 'games',
   idPrefix: 'gam',
-  fields: {
-    name: 'text', description: 'text', imageUrl: 'text', type: 'text', pointsCost: 'int', maxPlaysPerUser: 'int', dailyPlaysLimit: 'int',
-    cooldownMinutes: 'int', prizes: 'json', checkinPoints: 'int', streakBonuses: 'json', isActive: 'bool',
-  },
   check(item) {
-    const prizes = item.prizes as { weight: number }[];
     if (item.type === 'DAILY_CHECKIN') {
-      if (prizes.length > 0) throw badRequest('"prizes" do not apply to a DAILY_CHECKIN game; use "checkinPoints" and "streakBonuses".');
+      if (item.prizes.length > 0) throw badRequest('"prizes" do not apply to a DAILY_CHECKIN game; use "checkinPoints" and "streakBonuses".');
     } else {
-      if (prizes.length === 0) throw badRequest(`"prizes" must hold at least one prize for a ${String(item.type)} game.`);
-      if (prizes.every((prize) => prize.weight === 0)) throw badRequest('"prizes" must have at least one prize with a weight above 0.');
-      if ((item.streakBonuses as unknown[]).length > 0) throw badRequest('"streakBonuses" apply only to DAILY_CHECKIN games.');
+      if (item.prizes.length === 0) throw badRequest(`"prizes" must hold at least one prize for a ${item.type} game.`);
+      if (item.prizes.every((prize) => prize.weight === 0)) throw badRequest('"prizes" must have at least one prize with a weight above 0.');
+      if (item.streakBonuses.length > 0) throw badRequest('"streakBonuses" apply only to DAILY_CHECKIN games.');
     }
-    const days = (item.streakBonuses as { day: number }[]).map((bonus) => bonus.day);
+    const days = item.streakBonuses.map((bonus) => bonus.day);
     if (new Set(days).size !== days.length) throw badRequest('"streakBonuses" must name each day at most once.');
   },
-};
+});

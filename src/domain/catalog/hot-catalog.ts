@@ -2,25 +2,8 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { liveItems } from './catalog-items.ts';
 import { badges, type Badge } from './badge-kind.ts';
-import { levels } from './level-kind.ts';
-import { multipliers } from './multiplier-kind.ts';
-
-export interface LevelDefinition {
-  level: number;
-  name: string;
-  minTotalPointsEarned: number;
-}
-
-export interface MultiplierEvent {
-  id: string;
-  name: string;
-  multiplier: number;
-  startsAt: string;
-  endsAt: string;
-  /** null: every earning source. */
-  sources: string[] | null;
-  isActive: boolean;
-}
+import { levels, type Level } from './level-kind.ts';
+import { multipliers, type MultiplierEvent } from './multiplier-kind.ts';
 
 /** The parts of a project's catalog, and of its settings, that every award reads. */
 export interface HotCatalog {
@@ -32,7 +15,7 @@ export interface HotCatalog {
   timeZone: string;
   pointsExpiryDays: number | null;
   /** Highest threshold first. */
-  levels: LevelDefinition[];
+  levels: Level[];
   /** Badges with automatic criteria. */
   criteriaBadges: Badge[];
   multipliers: MultiplierEvent[];
@@ -62,9 +45,9 @@ export function hotCatalog(db: Db, projectId: string): HotCatalog {
     version,
     timeZone,
     pointsExpiryDays,
-    levels: (liveItems(db, levels, projectId) as unknown as LevelDefinition[]).sort((a, b) => b.minTotalPointsEarned - a.minTotalPointsEarned || b.level - a.level),
-    criteriaBadges: (liveItems(db, badges, projectId) as unknown as Badge[]).filter((badge) => badge.criteria !== null),
-    multipliers: liveItems(db, multipliers, projectId) as unknown as MultiplierEvent[],
+    levels: liveItems(db, levels, projectId).sort((a, b) => b.minTotalPointsEarned - a.minTotalPointsEarned || b.level - a.level),
+    criteriaBadges: liveItems(db, badges, projectId).filter((badge) => badge.criteria !== null),
+    multipliers: liveItems(db, multipliers, projectId),
   };
   byProject.set(projectId, loaded);
   return loaded;

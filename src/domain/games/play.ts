@@ -15,15 +15,15 @@ import { earn } from '../multipliers/earn.ts';
 export type Rng = (max: number) => number;
 export const cryptoRng: Rng = (max) => randomInt(max);
 
-export const requireGame = (db: Db, projectId: string, gameId: string) => getItem(db, games, projectId, gameId) as unknown as Game;
+export const requireGame = (db: Db, projectId: string, gameId: string) => getItem(db, games, projectId, gameId);
 
 /** A game as the widget shows it (SPEC 2, Game widget view), with its description, image and check-in points. */
-export type GameView = Pick<Game, 'id' | 'name' | 'type' | 'pointsCost' | 'maxPlaysPerUser' | 'dailyPlaysLimit' | 'cooldownMinutes' | 'prizes'
-  | 'checkinPoints' | 'streakBonuses'> & { description: string | null; imageUrl: string | null };
+export type GameView = Pick<Game, 'id' | 'name' | 'description' | 'imageUrl' | 'type' | 'pointsCost' | 'maxPlaysPerUser' | 'dailyPlaysLimit'
+  | 'cooldownMinutes' | 'prizes' | 'checkinPoints' | 'streakBonuses'>;
 
 /** The widget's GET /games: the games a member can play now (switched on, not archived), in catalog order. */
 export function playableGames(db: Db, projectId: string): { games: GameView[] } {
-  const live = (liveItems(db, games, projectId) as unknown as (Game & { description: string | null; imageUrl: string | null })[]).filter((game) => game.isActive);
+  const live = liveItems(db, games, projectId).filter((game) => game.isActive);
   return {
     games: live.map(({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses }) =>
       ({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses })),

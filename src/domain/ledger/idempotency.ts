@@ -4,7 +4,7 @@ import { DAY_MS } from '../../shared/clock.ts';
 import { conflict } from '../../shared/errors.ts';
 import { transactionByRowId, type Transaction } from './ledger.ts';
 import { levelFor } from '../levels/member-level.ts';
-import { findMember, memberById, toMember, type Member } from '../members/members.ts';
+import { findMember, memberById, requireMember, toMember, type Member } from '../members/members.ts';
 import { sha256Hex } from '../../shared/secrets.ts';
 
 export interface StoredResponse {
@@ -68,21 +68,31 @@ function awardRowId(db: Db, projectId: string, award: Award): number {
 }
 
 /**
- * Runs `perform` at most once per (project, key) within 24 hours. Must run inside the same
- * transaction as the change it guards, so the key is recorded if and only if the change is.
+ * A shopper's keys are their own (`externalId` given: the widget), so two members never meet on one
+ * key. Stored behind the member's public id, not the externalId, which may be personal; a newline
+ * keeps them apart from the project's own keys, which hold no control characters.
+ */
+const storedKey = (db: Db, scope: { projectId: string; key: string; externalId?: string | undefined }) =>
+  (scope.externalId === undefined ? scope.key : `${requireMember(db, scope.projectId, scope.externalId).public_id}\n${scope.key}`);
+
+/**
+ * Runs `perform` at most once per (project, key) within 24 hours, or per (project, member, key)
+ * with `externalId`. Must run inside the same transaction as the change it guards, so the key is
+ * recorded if and only if the change is.
  * A replay returns the stored response; the same key with another request answers 409.
  * Failed requests store nothing (they changed nothing), so they can be retried with the same key.
  */
 export function once(
   db: Db,
-  scope: { projectId: string; key: string; fingerprint: string },
+  scope: { projectId: string; key: string; externalId?: string | undefined; fingerprint: string },
   now: Date,
   perform: () => StoredResponse,
 ): StoredResponse & { replayed: boolean } {
   const fingerprint = storedFingerprint(scope.fingerprint);
+  const key = storedKey(db, scope);
   const previous = stmt<KeyRow>(db,
     'SELECT fingerprint, status, body, transaction_id, counters FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at > ?')
-    .get(scope.projectId, scope.key, now.getTime() - IDEMPOTENCY_WINDOW_MS);
+    .get(scope.projectId, key, now.getTime() - IDEMPOTENCY_WINDOW_MS);
   if (previous) {
     if (!fingerprint.equals(previous.fingerprint)) {
       throw conflict(`Idempotency-Key "${scope.key}" was already used with a different request. Use a new key for a new request.`);
@@ -94,7 +104,7 @@ export function once(
   const award = response.storeAs === 'award' ? (response.body as Award) : null;
   stmt(db, `INSERT OR REPLACE INTO idempotency_keys (project_id, key, fingerprint, status, body, transaction_id, counters, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    scope.projectId, scope.key, fingerprint, response.status,
+    scope.projectId, key, fingerprint, response.status,
     award ? null : JSON.stringify(response.body),
     award ? awardRowId(db, scope.projectId, award) : null,
     award ? JSON.stringify([award.member.totalPointsEarned, award.member.currentStreak, award.member.longestStreak]) : null,

@@ -74,9 +74,6 @@ export interface Posting {
   expiresAt?: Date | undefined;
 }
 
-/** Awards above this are refused: a typo should not mint a fortune, and sums stay exact in JS. */
-export const MAX_POSTING = 1_000_000_000;
-
 /**
  * The one function that changes a balance. Writes the transaction, updates the member and the
  * expiring point lots in one SQLite transaction. Deductions first expire what is due, then draw

@@ -1,15 +1,8 @@
 import type { Db } from '../../db/connection.ts';
-import { hotCatalog, type MultiplierEvent } from '../catalog/hot-catalog.ts';
+import { hotCatalog } from '../catalog/hot-catalog.ts';
+import type { EarningSource, MultiplierEvent } from '../catalog/multiplier-kind.ts';
 import { postToLedger, type Transaction } from '../ledger/ledger.ts';
 import type { Member, MemberRow } from '../members/members.ts';
-
-/**
- * The sources a multiplier event can apply to: every way a member earns points except an
- * operator's manual adjustment (`api`, the CLI's `points add`), which is an exact correction and
- * is never multiplied.
- */
-export const EARNING_SOURCES = ['quest', 'event', 'game', 'checkin', 'share', 'order', 'community', 'referral', 'promo', 'welcome'] as const;
-export type EarningSource = (typeof EARNING_SOURCES)[number];
 
 /** The multiplier events applying now to `source`, highest first. */
 export function activeMultipliers(db: Db, projectId: string, now: Date, source?: EarningSource): MultiplierEvent[] {

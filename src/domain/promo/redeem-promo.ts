@@ -10,18 +10,6 @@ import { earn } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 import { claimReward, requireReward, type Claim } from '../rewards/claims.ts';
 
-interface PromoCode {
-  id: string;
-  code: string;
-  rewardType: 'POINTS' | 'REWARD';
-  points: number | null;
-  rewardId: string | null;
-  maxRedemptions: number | null;
-  startsAt: string | null;
-  expiresAt: string | null;
-  isActive: boolean;
-}
-
 export interface Redemption {
   id: string;
   code: string;
@@ -47,7 +35,7 @@ export function redeemPromoCode(db: Db, projectId: string, input: { externalId: 
     const at = now.toISOString();
     const row = stmt<Record<string, unknown>>(db, 'SELECT * FROM promo_codes WHERE project_id = ? AND code = ? COLLATE NOCASE AND archived_at IS NULL')
       .get(projectId, input.code.trim());
-    const promo = row ? toItem(promoCodes, row) as unknown as PromoCode : null;
+    const promo = row ? toItem(promoCodes, row) : null;
     // A code switched off or not yet started answers exactly as one that does not exist: it is not
     // public yet, and a different answer would tell a guesser it is there.
     if (!promo || !promo.isActive || (promo.startsAt !== null && at < promo.startsAt)) throw notFound(`No promo code "${input.code}" in this project`);

@@ -3,7 +3,7 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { evaluateBadgeCriteria, grantBadge } from '../badges/member-badges.ts';
 import { getItem, listItems, toItem } from '../catalog/catalog-items.ts';
-import { badges, type Badge } from '../catalog/badge-kind.ts';
+import { badges } from '../catalog/badge-kind.ts';
 import { quests, type Quest } from '../catalog/quest-kind.ts';
 import { AppError, conflict, forbidden } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -65,7 +65,7 @@ const toCompletion = (row: ProgressRow, quest: Quest): QuestCompletion => ({
   completedAt: row.completed_at!,
 });
 
-const requireQuest = (db: Db, projectId: string, questId: string) => getItem(db, quests, projectId, questId) as unknown as Quest;
+const requireQuest = (db: Db, projectId: string, questId: string) => getItem(db, quests, projectId, questId);
 
 /** 403 unless the quest is live, switched on and inside its window now. */
 function assertActive(quest: Quest, now: Date): void {
@@ -128,7 +128,7 @@ function finish(db: Db, quest: Quest, member: MemberRow, row: ProgressRow, actor
   const completed = stmt<ProgressRow>(db, `${PROGRESS_SELECT} WHERE id = ?`).get(row.id)!;
   const fresh = memberById(db, member.id);
   if (quest.badgeId !== null) {
-    const badge = getItem(db, badges, member.project_id, quest.badgeId) as unknown as Badge;
+    const badge = getItem(db, badges, member.project_id, quest.badgeId);
     if (badge.archivedAt === null) grantBadge(db, fresh, badge, 'quest', now);
   }
   evaluateBadgeCriteria(db, fresh, 'questsCompleted', now);
@@ -174,7 +174,7 @@ export function trackEvent(db: Db, projectId: string, input: EventInput, actor: 
       upsertMember(db, projectId, { externalId: input.externalId }, now);
       member = findMember(db, projectId, input.externalId)!;
     }
-    const matching = stmt<Record<string, unknown>>(db, MATCHING_QUESTS).all(projectId, input.event).map((row) => toItem(quests, row) as unknown as Quest);
+    const matching = stmt<Record<string, unknown>>(db, MATCHING_QUESTS).all(projectId, input.event).map((row) => toItem(quests, row));
     const metadata = input.properties === undefined ? { event: input.event } : { event: input.event, properties: input.properties };
     let questsTriggered = 0;
     const questsCompleted: QuestCompletion[] = [];
@@ -264,7 +264,7 @@ export function memberQuestBoard(db: Db, projectId: string, externalId: string, 
   const member = requireMember(db, projectId, externalId);
   const latest = new Map(stmt<Pick<ProgressRow, 'quest_id' | 'progress' | 'status'>>(db,
     'SELECT quest_id, progress, status FROM quest_progress WHERE member_id = ? ORDER BY id').all(member.id).map((row) => [row.quest_id, row]));
-  const live = listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items as unknown as Quest[];
+  const live = listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items;
   return {
     quests: live.map((quest) => ({
       id: quest.id, name: quest.name, description: quest.description, imageUrl: quest.imageUrl, linkUrl: quest.linkUrl, completionMode: quest.completionMode,

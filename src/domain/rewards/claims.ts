@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { getItem, liveItems } from '../catalog/catalog-items.ts';
-import { rewards } from '../catalog/reward-kind.ts';
+import { rewards, type Reward, type RewardType } from '../catalog/reward-kind.ts';
 import { pickRandomly, readableCode, uniqueCode } from '../../shared/codes.ts';
 import { badRequest, conflict, forbidden, insufficientPoints, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -10,24 +10,6 @@ import { levelFor } from '../levels/member-level.ts';
 import { postToLedger } from '../ledger/ledger.ts';
 import { memberById, requireMember, toMember, type Member, type MemberRow } from '../members/members.ts';
 import { emit } from '../events/record-event.ts';
-
-export type RewardType = 'COUPON' | 'PHYSICAL' | 'DIGITAL' | 'RAFFLE' | 'CUSTOM';
-
-export interface Reward {
-  id: string;
-  name: string;
-  description: string | null;
-  imageUrl: string | null;
-  type: RewardType;
-  pointsCost: number;
-  stock: number | null;
-  maxClaimsPerUser: number | null;
-  minLevel: number;
-  digitalContent: string | null;
-  expiresAt: string | null;
-  isActive: boolean;
-  archivedAt: string | null;
-}
 
 /** A reward as one member sees it (SPEC 2, Reward widget view). `stockRemaining` null = unlimited. */
 export interface RewardView {
@@ -62,7 +44,7 @@ export interface Claim {
   updatedAt: string;
 }
 
-export const requireReward = (db: Db, projectId: string, rewardId: string) => getItem(db, rewards, projectId, rewardId) as unknown as Reward;
+export const requireReward = (db: Db, projectId: string, rewardId: string) => getItem(db, rewards, projectId, rewardId);
 
 const claimsOf = (db: Db, memberId: number, rewardId: string) =>
   stmt<number>(db, 'SELECT count(*) FROM reward_claims WHERE member_id = ? AND reward_id = ?').pluck().get(memberId, rewardId)!;
@@ -99,7 +81,7 @@ export function rewardView(db: Db, reward: Reward, member: MemberRow, now: Date)
 /** GET /members/{externalId}/rewards: the live, unexpired rewards as the member sees them. */
 export function memberRewards(db: Db, projectId: string, externalId: string, now: Date): { rewards: RewardView[] } {
   const member = requireMember(db, projectId, externalId);
-  const live = (liveItems(db, rewards, projectId) as unknown as Reward[]).filter((reward) => unavailable(db, reward, now) === null);
+  const live = liveItems(db, rewards, projectId).filter((reward) => unavailable(db, reward, now) === null);
   return { rewards: live.map((reward) => rewardView(db, reward, member, now)) };
 }
 

@@ -1,13 +1,11 @@
 import type { Db } from '../../db/connection.ts';
 import { listItems, liveItems } from '../catalog/catalog-items.ts';
 import { hotCatalog } from '../catalog/hot-catalog.ts';
-import type { Quest } from '../catalog/quest-kind.ts';
 import { quests } from '../catalog/quest-kind.ts';
 import { rewards } from '../catalog/reward-kind.ts';
 import { checkKey } from '../project/api-keys.ts';
 import { activeMultipliers } from '../multipliers/earn.ts';
 import { playableGames } from '../games/play.ts';
-import type { Reward } from '../rewards/claims.ts';
 import { getSettings } from '../project/settings.ts';
 import { widgetUnauthorized } from './widget-auth.ts';
 import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
@@ -45,7 +43,7 @@ export function guestView(db: Db, projectId: string, config: WidgetProjectConfig
   const on = widgetSettings.features;
   const settings = getSettings(db, projectId);
   const at = now.toISOString();
-  const live = on.rewards ? (liveItems(db, rewards, projectId) as unknown as Reward[])
+  const live = on.rewards ? liveItems(db, rewards, projectId)
     .filter((reward) => reward.isActive && (reward.expiresAt === null || at < reward.expiresAt)) : [];
   const games = on.games || on.checkin ? playableGames(db, projectId).games : [];
   const checkin = on.checkin ? games.find((game) => game.type === 'DAILY_CHECKIN') : undefined;
@@ -57,7 +55,7 @@ export function guestView(db: Db, projectId: string, config: WidgetProjectConfig
     levels: [...hotCatalog(db, projectId).levels].reverse().map(({ level, name, minTotalPointsEarned }) => ({ level, name, minTotalPointsEarned })),
     rewards: live.map(({ id, name, description, imageUrl, type, pointsCost, minLevel }) => ({ id, name, description, imageUrl, type, pointsCost, minLevel })),
     waysToEarn: {
-      quests: on.quests ? (listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items as unknown as Quest[])
+      quests: on.quests ? listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items
         .map(({ id, name, description, points, endsAt }) => ({ id, name, description, points, endsAt })) : [],
       games: on.games ? games.filter((game) => game.type !== 'DAILY_CHECKIN').map(({ id, name, type, pointsCost }) => ({ id, name, type, pointsCost })) : [],
       checkin: checkin ? { points: checkin.checkinPoints ?? 0 } : null,

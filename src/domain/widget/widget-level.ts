@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.ts';
-import { hotCatalog, type LevelDefinition } from '../catalog/hot-catalog.ts';
+import { hotCatalog } from '../catalog/hot-catalog.ts';
+import type { Level } from '../catalog/level-kind.ts';
 
 /** The member's level and the next one, so the widget's home can show progress toward it. */
 export interface WidgetLevel {
@@ -7,7 +8,7 @@ export interface WidgetLevel {
   level: number;
   name: string | null;
   minTotalPointsEarned: number;
-  next: LevelDefinition | null;
+  next: Pick<Level, 'level' | 'name' | 'minTotalPointsEarned'> | null;
 }
 
 export function widgetLevel(db: Db, projectId: string, totalPointsEarned: number): WidgetLevel {

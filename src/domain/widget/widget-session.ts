@@ -2,13 +2,21 @@ import { createHmac } from 'node:crypto';
 import type { Db } from '../../db/connection.ts';
 import { AppError } from '../../shared/errors.ts';
 import { stmt } from '../../db/statements.ts';
-import { findMember } from '../members/members.ts';
+import { findMember, type MemberProfile } from '../members/members.ts';
 import { widgetSigningSecret } from '../project/projects.ts';
 import { constantTimeEqual, type SecretBox } from '../../shared/secrets.ts';
 import type { WidgetIdentity } from './widget-auth.ts';
 
 /** Tokens are short; anything far longer is refused before it is decoded. */
 const MAX_TOKEN_LENGTH = 1024;
+
+/** Who a widget request comes from, however it was authenticated. */
+export interface WidgetSession extends WidgetIdentity {
+  /** Profile fields the shop's server signed (`member`), applied by init; empty when none were signed. */
+  member: MemberProfile;
+  /** True when a signed X-Widget-Auth ticket came (init then issues a session); false for a session token. */
+  ticket: boolean;
+}
 
 /** A widget session as init hands it out: the widget sends `Authorization: Bearer <token>`. */
 export interface IssuedSession {

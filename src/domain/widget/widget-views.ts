@@ -4,8 +4,11 @@ import { countTransactions, recentTransactions, type Transaction } from '../ledg
 import { findMember, memberById, requireMember, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
 import type { Page } from '../../shared/page.ts';
 import { activeMultipliers, earn } from '../multipliers/earn.ts';
+import type { WriteRunner } from '../ledger/expiry.ts';
+import type { SecretBox } from '../../shared/secrets.ts';
 import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
 import { widgetLevel, type WidgetLevel } from './widget-level.ts';
+import { issueWidgetSession, type IssuedSession, type WidgetSession } from './widget-session.ts';
 
 /** The member as the widget's init shows it (SPEC 4.2). */
 export interface WidgetMember {
@@ -48,7 +51,7 @@ const toWidgetMember = (row: MemberRow): WidgetMember => ({
   longestStreak: row.longest_streak,
 });
 
-export const toWidgetProfile = (row: MemberRow): WidgetProfile => ({
+const toWidgetProfile = (row: MemberRow): WidgetProfile => ({
   ...toWidgetMember(row),
   avatarUrl: row.avatar_url,
   lastCheckinAt: row.last_checkin_at,
@@ -67,7 +70,7 @@ function changedProfile(row: MemberRow, profile: MemberProfile): MemberProfile {
  * Whether init has anything to write: a member to create or profile fields that changed. Most
  * page views have neither, and then init answers from `initAnswer` without a transaction.
  */
-export function initNeedsWrite(db: Db, projectId: string, externalId: string, profile: MemberProfile): boolean {
+function initNeedsWrite(db: Db, projectId: string, externalId: string, profile: MemberProfile): boolean {
   const existing = findMember(db, projectId, externalId);
   return !existing || Object.keys(changedProfile(existing, profile)).length > 0;
 }
@@ -76,7 +79,7 @@ export function initNeedsWrite(db: Db, projectId: string, externalId: string, pr
  * The widget's start: creates the member on first sight (paying the project's welcome bonus
  * exactly then) or brings their profile up to date with what the shop's page passed.
  */
-export function initWidgetMember(
+function initWidgetMember(
   db: Db,
   projectId: string,
   config: WidgetProjectConfig,
@@ -102,8 +105,31 @@ export function initWidgetMember(
   });
 }
 
+/**
+ * The widget's start: writes (through `write`, the next group commit) only on a member's first visit
+ * or changed profile fields, so most page views take no write lock. Called with a signed ticket, it
+ * also hands out a session that the widget sends as `Authorization: Bearer` from then on.
+ */
+export async function startWidget(
+  db: Db,
+  box: SecretBox,
+  write: WriteRunner,
+  session: WidgetSession,
+  config: WidgetProjectConfig,
+  now: Date,
+): Promise<WidgetInit & { session?: IssuedSession }> {
+  const { projectId, externalId, keyId, member } = session;
+  const answer: WidgetInit & { session?: IssuedSession } = initNeedsWrite(db, projectId, externalId, member)
+    ? await write(() => initWidgetMember(db, projectId, config, externalId, member, now))
+    : initAnswer(db, projectId, config, externalId, now);
+  if (session.ticket) {
+    answer.session = issueWidgetSession(db, box, { projectId, externalId, keyId, publicId: answer.member.id }, config.widgetSettings.sessionHours, now);
+  }
+  return answer;
+}
+
 /** What init answers; read-only, so a page view that changes nothing takes no write lock. */
-export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, now: Date, welcomeBonus = 0): WidgetInit {
+function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, now: Date, welcomeBonus = 0): WidgetInit {
   const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
   const member = requireMember(db, projectId, externalId);
   return {
@@ -115,6 +141,8 @@ export function initAnswer(db: Db, projectId: string, config: WidgetProjectConfi
     level: widgetLevel(db, projectId, member.total_points_earned),
   };
 }
+
+export const widgetProfile = (db: Db, projectId: string, externalId: string): WidgetProfile => toWidgetProfile(requireMember(db, projectId, externalId));
 
 export function updateWidgetProfile(db: Db, projectId: string, externalId: string, profile: Pick<MemberProfile, 'name' | 'avatarUrl'>, now: Date): WidgetProfile {
   return atomically(db, () => {

@@ -1,20 +1,14 @@
 import { awardBadge, listMemberBadges, removeBadge } from '../../domain/badges/member-badges.ts';
-import { pathParam, readJson, validate } from '../request.ts';
 import { memberBadgeBody } from '../../schemas/quests.ts';
-import { created, mutate, ok, type ServerApi } from './api.ts';
+import { created } from '../route.ts';
+import type { ServerApi } from './api.ts';
 
 export function badgeRoutes({ route, ctx }: ServerApi): void {
-  route('GET', '/members/:externalId/badges', (event, key) => listMemberBadges(ctx.db, key.projectId, pathParam(event, 'externalId')));
+  route('GET', '/members/:externalId/badges', {}, ({ key, param }) => listMemberBadges(ctx.db, key.projectId, param('externalId')));
 
-  route('POST', '/members/:externalId/badges', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const { badgeId } = validate(memberBadgeBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => created(awardBadge(ctx.db, key.projectId, pathParam(event, 'externalId'), badgeId, now)));
-  });
+  route('POST', '/members/:externalId/badges', { body: memberBadgeBody, write: true }, ({ key, body, param, now }) =>
+    created(awardBadge(ctx.db, key.projectId, param('externalId'), body.badgeId, now)));
 
-  route('DELETE', '/members/:externalId/badges', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const { badgeId } = validate(memberBadgeBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(removeBadge(ctx.db, key.projectId, pathParam(event, 'externalId'), badgeId)));
-  });
+  route('DELETE', '/members/:externalId/badges', { body: memberBadgeBody, write: true }, ({ key, body, param }) =>
+    removeBadge(ctx.db, key.projectId, param('externalId'), body.badgeId));
 }

@@ -1,8 +1,8 @@
 import { archiveItem, createItem, getItem, listItems, updateItem } from '../../domain/catalog/catalog-items.ts';
-import { pathParam, readJson, readQuery, validate } from '../request.ts';
 import { CATALOGS, catalogListQuery } from '../../schemas/catalog.ts';
 import { emptyBody } from '../../schemas/common.ts';
-import { created, mutate, ok, type ServerApi } from './api.ts';
+import { created } from '../route.ts';
+import type { ServerApi } from './api.ts';
 
 /**
  * The seven catalogs (quests, rewards, badges, games, promo codes, multiplier events, levels), each
@@ -14,29 +14,18 @@ export function catalogRoutes({ route, ctx }: ServerApi): void {
     const base = `/${kind.path}`;
     const one = `${base}/:id`;
 
-    route('GET', base, (event, key, now) => {
-      const { items, pagination } = listItems(ctx.db, kind, key.projectId, readQuery(event, catalogListQuery), now);
+    route('GET', base, { query: catalogListQuery }, ({ key, query, now }) => {
+      const { items, pagination } = listItems(ctx.db, kind, key.projectId, query, now);
       return { [kind.listKey]: items, pagination };
     });
 
-    route('POST', base, async (event, key, now) => {
-      const rawBody = await readJson(event);
-      const body = validate(create, rawBody);
-      return mutate(event, ctx, key, now, { rawBody }, () => created(createItem(ctx.db, kind, key.projectId, body, now)));
-    });
+    route('POST', base, { body: create, write: true }, ({ key, body, now }) => created(createItem(ctx.db, kind, key.projectId, body, now)));
 
-    route('GET', one, (event, key) => getItem(ctx.db, kind, key.projectId, pathParam(event, 'id')));
+    route('GET', one, {}, ({ key, param }) => getItem(ctx.db, kind, key.projectId, param('id')));
 
-    route('PATCH', one, async (event, key, now) => {
-      const rawBody = await readJson(event);
-      const body = validate(update, rawBody);
-      return mutate(event, ctx, key, now, { rawBody }, () => ok(updateItem(ctx.db, kind, key.projectId, pathParam(event, 'id'), body, now)));
-    });
+    route('PATCH', one, { body: update, write: true }, ({ key, body, param, now }) => updateItem(ctx.db, kind, key.projectId, param('id'), body, now));
 
-    route('DELETE', one, async (event, key, now) => {
-      const rawBody = await readJson(event, { emptyAllowed: true });
-      validate(emptyBody, rawBody);
-      return mutate(event, ctx, key, now, { rawBody }, () => ok(archiveItem(ctx.db, kind, key.projectId, pathParam(event, 'id'), now)));
-    });
+    route('DELETE', one, { body: emptyBody, optionalBody: true, write: true }, ({ key, param, now }) =>
+      archiveItem(ctx.db, kind, key.projectId, param('id'), now));
   }
 }

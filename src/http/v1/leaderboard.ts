@@ -1,11 +1,10 @@
 import { leaderboard, memberRanks } from '../../domain/leaderboard/leaderboard.ts';
-import { pathParam, readQuery } from '../request.ts';
 import { leaderboardQuery, memberRankQuery } from '../../schemas/leaderboard.ts';
 import type { ServerApi } from './api.ts';
 
 export function leaderboardRoutes({ route, ctx }: ServerApi): void {
-  route('GET', '/leaderboard', (event, key, now) => leaderboard(ctx.db, key.projectId, readQuery(event, leaderboardQuery), now));
+  route('GET', '/leaderboard', { query: leaderboardQuery }, ({ key, query, now }) => leaderboard(ctx.db, key.projectId, query, now));
 
-  route('GET', '/leaderboard/members/:externalId', (event, key, now) =>
-    memberRanks(ctx.db, key.projectId, pathParam(event, 'externalId'), readQuery(event, memberRankQuery).period, now));
+  route('GET', '/leaderboard/members/:externalId', { query: memberRankQuery }, ({ key, param, query, now }) =>
+    memberRanks(ctx.db, key.projectId, param('externalId'), query.period, now));
 }

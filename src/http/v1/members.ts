@@ -1,37 +1,27 @@
 import { listMembers, lookupMember, requireMember, toMember, updateMember, upsertMember } from '../../domain/members/members.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
-import { pathParam, readJson, readQuery, validate } from '../request.ts';
 import { emptyBody } from '../../schemas/common.ts';
 import { memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
-import { mutate, ok, type ServerApi } from './api.ts';
+import { Answer } from '../route.ts';
+import type { ServerApi } from './api.ts';
 
 export function memberRoutes({ route, ctx }: ServerApi): void {
-  route('POST', '/members', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(memberCreateBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => {
-      const { member, created } = upsertMember(ctx.db, key.projectId, body, now);
-      return { status: created ? 201 : 200, body: member };
-    });
+  route('POST', '/members', { body: memberCreateBody, write: true }, ({ key, body, now }) => {
+    const { member, created } = upsertMember(ctx.db, key.projectId, body, now);
+    return new Answer(member, created ? 201 : 200);
   });
 
-  route('GET', '/members', (event, key) => listMembers(ctx.db, key.projectId, readQuery(event, memberListQuery)));
+  route('GET', '/members', { query: memberListQuery }, ({ key, query }) => listMembers(ctx.db, key.projectId, query));
 
-  route('GET', '/members/lookup', (event, key) => lookupMember(ctx.db, key.projectId, readQuery(event, memberLookupQuery)));
+  route('GET', '/members/lookup', { query: memberLookupQuery }, ({ key, query }) => lookupMember(ctx.db, key.projectId, query));
 
-  route('GET', '/members/:externalId', (event, key) => toMember(ctx.db, requireMember(ctx.db, key.projectId, pathParam(event, 'externalId'))));
+  route('GET', '/members/:externalId', {}, ({ key, param }) => toMember(ctx.db, requireMember(ctx.db, key.projectId, param('externalId'))));
 
-  route('PATCH', '/members/:externalId', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(memberUpdateBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(updateMember(ctx.db, key.projectId, pathParam(event, 'externalId'), body, now)));
-  });
+  route('PATCH', '/members/:externalId', { body: memberUpdateBody, write: true }, ({ key, body, param, now }) =>
+    updateMember(ctx.db, key.projectId, param('externalId'), body, now));
 
-  route('DELETE', '/members/:externalId', async (event, key, now) => {
-    const rawBody = await readJson(event, { emptyAllowed: true });
-    validate(emptyBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(eraseMember(ctx.db, key.projectId, pathParam(event, 'externalId'), now)));
-  });
+  route('DELETE', '/members/:externalId', { body: emptyBody, optionalBody: true, write: true }, ({ key, param, now }) =>
+    eraseMember(ctx.db, key.projectId, param('externalId'), now));
 
-  route('GET', '/members/:externalId/export', (event, key, now) => exportMember(ctx.db, key.projectId, pathParam(event, 'externalId'), now));
+  route('GET', '/members/:externalId/export', {}, ({ key, param, now }) => exportMember(ctx.db, key.projectId, param('externalId'), now));
 }

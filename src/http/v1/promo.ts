@@ -1,17 +1,15 @@
 import { redeemPromoCode } from '../../domain/promo/redeem-promo.ts';
-import { readJson, validate } from '../request.ts';
 import { promoRedeemBody } from '../../schemas/promo.ts';
-import { mutate, ok, type ServerApi } from './api.ts';
+import type { ServerApi } from './api.ts';
 
 export function promoRoutes({ route, ctx }: ServerApi): void {
-  route('POST', '/promo-codes/redeem', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(promoRedeemBody, rawBody);
+  route('POST', '/promo-codes/redeem', {
+    body: promoRedeemBody,
+    write: true,
     // Per member only: every shopper's attempt comes from the shop's own server address.
-    return ctx.guard.promoAttempt({ projectId: key.projectId, externalId: body.externalId }, () =>
-      mutate(event, ctx, key, now, { rawBody }, () => {
-        const { redemption, member } = redeemPromoCode(ctx.db, key.projectId, body, key.prefix, now);
-        return ok({ redemption, member });
-      }));
+    around: ({ key, body }, run) => ctx.guard.promoAttempt({ projectId: key.projectId, externalId: body.externalId }, run),
+  }, ({ key, body, now }) => {
+    const { redemption, member } = redeemPromoCode(ctx.db, key.projectId, body, key.prefix, now);
+    return { redemption, member };
   });
 }

@@ -1,19 +1,13 @@
 import { recordShare, shareStatus } from '../../domain/share/share.ts';
-import { pathParam, readJson, readQuery, validate } from '../request.ts';
 import { emptyBody } from '../../schemas/common.ts';
 import { shareBody } from '../../schemas/share.ts';
-import { mutate, ok, type ServerApi } from './api.ts';
+import type { ServerApi } from './api.ts';
 
 /** A member's social shares (operators, tests); the widget calls the same functions. */
 export function shareRoutes({ route, ctx }: ServerApi): void {
-  route('GET', '/members/:externalId/social-share', (event, key, now) => {
-    readQuery(event, emptyBody);
-    return shareStatus(ctx.db, key.projectId, pathParam(event, 'externalId'), now);
-  });
+  route('GET', '/members/:externalId/social-share', { query: emptyBody }, ({ key, param, now }) =>
+    shareStatus(ctx.db, key.projectId, param('externalId'), now));
 
-  route('POST', '/members/:externalId/social-share', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(shareBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(recordShare(ctx.db, key.projectId, pathParam(event, 'externalId'), body, key.prefix, now)));
-  });
+  route('POST', '/members/:externalId/social-share', { body: shareBody, write: true }, ({ key, body, param, now }) =>
+    recordShare(ctx.db, key.projectId, param('externalId'), body, key.prefix, now));
 }

@@ -1,66 +1,41 @@
-import type { H3Event } from 'h3';
 import {
   createWebhook, deleteWebhook, listWebhooks, requireWebhook, rotateWebhookSecret, testEvent, updateWebhook, webhookSecret, webhookView,
 } from '../../webhooks/subscriptions.ts';
 import { checkWebhookUrl } from '../../webhooks/url-policy.ts';
 import { signMessage } from '../../webhooks/signing.ts';
 import { attemptDelivery } from '../../webhooks/dispatcher.ts';
-import { badRequest } from '../../shared/errors.ts';
-import { pathParam, readJson, validate } from '../request.ts';
 import { emptyBody } from '../../schemas/common.ts';
 import { webhookCreateBody, webhookUpdateBody } from '../../schemas/webhooks.ts';
-import { created, mutate, ok, type ServerApi } from './api.ts';
-
-/**
- * The answers that carry a secret are never stored, so they cannot be replayed: an Idempotency-Key
- * there would keep the secret in clear for 24 hours.
- */
-function refuseIdempotencyKey(event: H3Event): void {
-  if (event.req.headers.has('idempotency-key')) {
-    throw badRequest('Idempotency-Key is not accepted here: the answer carries a secret, which is never stored for a replay.');
-  }
-}
+import { created } from '../route.ts';
+import type { ServerApi } from './api.ts';
 
 export function webhookRoutes({ route, ctx }: ServerApi): void {
-  const checkUrl = (url: string | undefined) => (url === undefined ? undefined : checkWebhookUrl(url, ctx.webhooks, ctx.webhooks.resolve));
+  /** The URL policy with its DNS lookup, before the transaction: a write never waits on the network. */
+  const checkUrl = async ({ body }: { body: { url?: string | undefined } }, run: () => Promise<unknown>) => {
+    if (body.url !== undefined) await checkWebhookUrl(body.url, ctx.webhooks, ctx.webhooks.resolve);
+    return run();
+  };
 
-  route('GET', '/webhooks', (_event, key) => listWebhooks(ctx.db, key.projectId));
+  route('GET', '/webhooks', {}, ({ key }) => listWebhooks(ctx.db, key.projectId));
 
-  route('POST', '/webhooks', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(webhookCreateBody, rawBody);
-    refuseIdempotencyKey(event);
-    await checkUrl(body.url);
-    return mutate(event, ctx, key, now, { rawBody }, () => created(createWebhook(ctx.db, ctx.box, key.projectId, body, now)));
-  });
+  // The answers that carry a secret are never stored (`secret`): an Idempotency-Key there would keep the secret in clear for 24 hours.
+  route('POST', '/webhooks', { body: webhookCreateBody, write: true, secret: true, around: checkUrl }, ({ key, body, now }) =>
+    created(createWebhook(ctx.db, ctx.box, key.projectId, body, now)));
 
-  route('GET', '/webhooks/:webhookId', (event, key) => webhookView(ctx.db, key.projectId, pathParam(event, 'webhookId')));
+  route('GET', '/webhooks/:webhookId', {}, ({ key, param }) => webhookView(ctx.db, key.projectId, param('webhookId')));
 
-  route('PATCH', '/webhooks/:webhookId', async (event, key, now) => {
-    const rawBody = await readJson(event);
-    const body = validate(webhookUpdateBody, rawBody);
-    await checkUrl(body.url);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(updateWebhook(ctx.db, key.projectId, pathParam(event, 'webhookId'), body, now)));
-  });
+  route('PATCH', '/webhooks/:webhookId', { body: webhookUpdateBody, write: true, around: checkUrl }, ({ key, body, param, now }) =>
+    updateWebhook(ctx.db, key.projectId, param('webhookId'), body, now));
 
-  route('DELETE', '/webhooks/:webhookId', async (event, key, now) => {
-    const rawBody = await readJson(event, { emptyAllowed: true });
-    validate(emptyBody, rawBody);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(deleteWebhook(ctx.db, key.projectId, pathParam(event, 'webhookId'))));
-  });
+  route('DELETE', '/webhooks/:webhookId', { body: emptyBody, optionalBody: true, write: true }, ({ key, param }) =>
+    deleteWebhook(ctx.db, key.projectId, param('webhookId')));
 
-  route('POST', '/webhooks/:webhookId/rotate-secret', async (event, key, now) => {
-    const rawBody = await readJson(event, { emptyAllowed: true });
-    validate(emptyBody, rawBody);
-    refuseIdempotencyKey(event);
-    return mutate(event, ctx, key, now, { rawBody }, () => ok(rotateWebhookSecret(ctx.db, ctx.box, key.projectId, pathParam(event, 'webhookId'), now)));
-  });
+  route('POST', '/webhooks/:webhookId/rotate-secret', { body: emptyBody, optionalBody: true, write: true, secret: true }, ({ key, param, now }) =>
+    rotateWebhookSecret(ctx.db, ctx.box, key.projectId, param('webhookId'), now));
 
   // One synchronous attempt, recorded nowhere: it answers whether the endpoint works right now.
-  route('POST', '/webhooks/:webhookId/test', async (event, key, now) => {
-    const rawBody = await readJson(event, { emptyAllowed: true });
-    validate(emptyBody, rawBody);
-    const webhook = requireWebhook(ctx.db, key.projectId, pathParam(event, 'webhookId'));
+  route('POST', '/webhooks/:webhookId/test', { body: emptyBody, optionalBody: true }, async ({ key, param, now }) => {
+    const webhook = requireWebhook(ctx.db, key.projectId, param('webhookId'));
     const message = signMessage(testEvent(webhook.id, now), webhookSecret(ctx.box, webhook), now);
     const { success, statusCode, durationMs, error } = await attemptDelivery(webhook.url, message, ctx.webhooks);
     return { success, statusCode, durationMs, error };

@@ -1,43 +1,60 @@
-import type { H3, H3Event, HTTPMethod } from 'h3';
+import type { H3, H3Event } from 'h3';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { originAllowed, originNotAllowed, requireFeature, widgetProjectConfig, type WidgetFeature, type WidgetProjectConfig } from '../../domain/widget/widget-config.ts';
+import type { WidgetSession } from '../../domain/widget/widget-session.ts';
+import { guestProject } from '../../domain/widget/widget-guest.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
-import { requireWidgetSession, type WidgetSession } from './auth.ts';
+import { readQuery } from '../request.ts';
+import { methodsByPath, type Api, type MountedRoute, type Surface } from '../route.ts';
+import { guestQuery } from '../../schemas/widget.ts';
+import { requireWidgetSession } from './auth.ts';
 
-export const WIDGET_BASE = '/api/widget';
+const WIDGET_BASE = '/api/widget';
 
-export interface WidgetRequest {
+/** Who calls the widget API: a signed-in member, with their project's widget settings. */
+export interface WidgetCaller {
   session: WidgetSession;
   config: WidgetProjectConfig;
-  now: Date;
 }
 
-export type WidgetHandler = (event: H3Event, request: WidgetRequest) => unknown;
+/** A widget route names the widget setting that must be on; none for routes every widget needs. */
+export interface WidgetRouteOptions {
+  feature?: WidgetFeature;
+}
 
 /** What a widget resource file gets: the context and `route`, which authenticates, checks the origin and the feature. */
-export interface WidgetApi {
-  ctx: AppContext;
-  /** `feature` names the widget setting that must be on; null for routes every widget needs. */
-  route(method: HTTPMethod, path: string, feature: WidgetFeature | null, handler: WidgetHandler): void;
+export type WidgetApi = Api<WidgetCaller, WidgetRouteOptions>;
+
+/** Who calls the guest view: a visitor with the project's publishable key. */
+export interface GuestCaller {
+  projectId: string;
+  config: WidgetProjectConfig;
 }
+
+export type GuestApi = Api<GuestCaller, object>;
+
+const ALLOWED_HEADERS = 'X-Widget-Auth, Authorization, Content-Type';
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, POST, PATCH',
-  'access-control-allow-headers': 'X-Widget-Auth, Authorization, Content-Type',
   'access-control-max-age': '600',
   vary: 'Origin',
 };
 
 /**
  * A preflight carries no X-Widget-Auth, so the project (and its allowed origins) is unknown here.
- * It is answered for any origin: it only says which headers the API takes. The decision is made
- * on the real request, which is refused before any work when its origin is not allowed.
+ * It is answered for any origin: it only says which headers the API takes (Idempotency-Key on the
+ * paths that change something). The decision is made on the real request, which is refused before
+ * any work when its origin is not allowed.
  */
-function preflight(event: H3Event): Response {
+const preflight = (allowedHeaders: string) => (event: H3Event): Response => {
   const origin = event.req.headers.get('origin');
-  return new Response(null, { status: 204, headers: { ...PREFLIGHT_HEADERS, ...(origin ? { 'access-control-allow-origin': origin } : {}) } });
-}
+  return new Response(null, {
+    status: 204,
+    headers: { ...PREFLIGHT_HEADERS, 'access-control-allow-headers': allowedHeaders, ...(origin ? { 'access-control-allow-origin': origin } : {}) },
+  });
+};
 
 /** The widget reads Retry-After of a 429. */
 const EXPOSED = { 'access-control-expose-headers': 'Retry-After' };
@@ -56,7 +73,7 @@ const isSameHost = (origin: string, event: H3Event) => {
  * GETs) need none. A browser request from an origin the project does not allow is refused
  * (`origin_not_allowed`) before any work, with CORS headers so the widget can read why.
  */
-export function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
+function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]): Record<string, string> {
   const origin = event.req.headers.get('origin');
   if (origin === null) return {};
   if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*', ...EXPOSED };
@@ -67,25 +84,23 @@ export function corsHeaders(event: H3Event, projectId: string, allowedOrigins: s
 }
 
 /**
- * Until the project is known (a 401 or a 429 of the authentication), an error is readable by any
- * page: it holds no member data, and the widget must tell "sign in again" from "offline".
+ * Runs a widget request. Until the project is known (a 401 or a 429 of the authentication), an
+ * error is readable by any page: it holds no member data, and the widget must tell "sign in again"
+ * from "offline". Once `allow` has checked the origin against the project's, the answer and its
+ * errors carry that project's CORS headers.
  */
-export function errorCors(event: H3Event): Record<string, string> {
+async function withCors(
+  event: H3Event,
+  ctx: AppContext,
+  work: (allow: (projectId: string, config: WidgetProjectConfig) => void) => Promise<unknown>,
+): Promise<unknown> {
   const origin = event.req.headers.get('origin');
-  return origin === null ? {} : { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
-}
-
-/** Authenticates, checks origin and feature, runs the handler; errors keep the CORS headers so the widget can read them. */
-async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | null, write: boolean, handler: WidgetHandler): Promise<unknown> {
-  let cors = errorCors(event);
+  let cors: Record<string, string> = origin === null ? {} : { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
   try {
-    const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
-    const config = widgetProjectConfig(ctx.db, session.projectId);
-    cors = corsHeaders(event, session.projectId, config.widgetSettings.allowedOrigins);
-    for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
-    ctx.guard.limitMember(session.projectId, session.externalId, write);
-    if (feature) requireFeature(config, feature);
-    return await handler(event, { session, config, now: ctx.clock() });
+    return await work((projectId, config) => {
+      cors = corsHeaders(event, projectId, config.widgetSettings.allowedOrigins);
+      for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
+    });
   } catch (error) {
     const response = errorResponse(error, ctx.log);
     for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
@@ -93,27 +108,63 @@ async function handle(event: H3Event, ctx: AppContext, feature: WidgetFeature | 
   }
 }
 
-/** Mounts widget resources under /api/widget, with preflights, 405s, and a 404 for any other path. */
-export function mountWidgetResources(app: H3, ctx: AppContext, resources: ((api: WidgetApi) => void)[]): void {
-  const methodsByPath = new Map<string, HTTPMethod[]>();
-  const api: WidgetApi = {
-    ctx,
-    route(method, path, feature, handler) {
-      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
-      // init runs on every page view and writes only on a member's first visit or changed profile.
-      const write = method !== 'GET' && path !== '/init';
-      app.on(method, `${WIDGET_BASE}${path}`, (event) => handle(event, ctx, feature, write, handler));
+/** Preflights and 405s on every widget path; Idempotency-Key is among the allowed headers where a route changes something. */
+function answerPaths(app: H3, routes: MountedRoute[]): void {
+  for (const [path, methods] of methodsByPath(routes)) {
+    const keyed = routes.some((route) => route.path === path && route.changes);
+    app.options(path, preflight(keyed ? `${ALLOWED_HEADERS}, Idempotency-Key` : ALLOWED_HEADERS), { meta: { answers: 'preflight' } });
+    refuseOtherMethods(app, path, [...methods, 'OPTIONS']);
+  }
+}
+
+/**
+ * /api/widget: a session or X-Widget-Auth on every route, the origin and the feature checked, and
+ * errors that keep their CORS headers. A shopper's Idempotency-Keys are their own.
+ */
+export function widgetSurface(ctx: AppContext): Surface<WidgetCaller, WidgetRouteOptions> {
+  const serve: Surface<WidgetCaller, WidgetRouteOptions>['serve'] = (event, route, next) => withCors(event, ctx, async (allow) => {
+    const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
+    const config = widgetProjectConfig(ctx.db, session.projectId);
+    allow(session.projectId, config);
+    ctx.guard.limitMember(session.projectId, session.externalId, route.changes);
+    if (route.feature) requireFeature(config, route.feature);
+    return next({ session, config });
+  });
+  return {
+    name: 'widget API',
+    base: WIDGET_BASE,
+    serve,
+    keyScope: ({ session }) => ({ projectId: session.projectId, externalId: session.externalId }),
+    finish(app, routes) {
+      answerPaths(app, routes);
+      app.options(`${WIDGET_BASE}/**`, preflight(ALLOWED_HEADERS), { meta: { answers: 'preflight' } });
+      // Signed in and from an allowed origin, an unknown path is a plain 404 the widget can read: it
+      // hides the panels whose endpoints this server does not have.
+      const unknown: MountedRoute = { surface: 'widget API', method: 'GET', path: `${WIDGET_BASE}/**`, body: undefined, query: undefined, write: false, changes: false };
+      app.all(`${WIDGET_BASE}/**`, (event) => serve(event, unknown, () => {
+        throw notFound(`No widget endpoint ${event.req.method} ${event.url.pathname}; see docs/widget.md.`);
+      }), { meta: { answers: 'not found' } });
     },
   };
-  for (const mount of resources) mount(api);
-  for (const [path, methods] of methodsByPath) {
-    app.options(`${WIDGET_BASE}${path}`, preflight);
-    refuseOtherMethods(app, `${WIDGET_BASE}${path}`, [...methods, 'OPTIONS']);
-  }
-  app.options(`${WIDGET_BASE}/**`, preflight);
-  // Signed in and from an allowed origin, an unknown path is a plain 404 the widget can read: it
-  // hides the panels whose endpoints this server does not have.
-  app.all(`${WIDGET_BASE}/**`, (event) => handle(event, ctx, null, false, () => {
-    throw notFound(`No widget endpoint ${event.req.method} ${event.url.pathname}; see docs/widget.md.`);
-  }));
+}
+
+/**
+ * GET /api/widget/guest?publicKey=pk_…: the programme for visitors who are not signed in, from
+ * the publishable key alone. Public and read-only; the address limit applies (as to every public
+ * path), a wrong key spends the address's failed-check budget, and only allowed origins may read it.
+ */
+export function guestSurface(ctx: AppContext): Surface<GuestCaller, object> {
+  return {
+    name: 'widget guest view',
+    base: WIDGET_BASE,
+    serve: (event, _route, next) => withCors(event, ctx, async (allow) => {
+      const { publicKey } = readQuery(event, guestQuery);
+      const projectId = ctx.guard.authAttempt(event, () => guestProject(ctx.db, publicKey, ctx.clock()));
+      const config = widgetProjectConfig(ctx.db, projectId);
+      allow(projectId, config);
+      return next({ projectId, config });
+    }),
+    keyScope: ({ projectId }) => ({ projectId }),
+    finish: answerPaths,
+  };
 }

@@ -1,19 +1,11 @@
 import type { H3Event } from 'h3';
 import * as v from 'valibot';
 import { badRequest } from '../../shared/errors.ts';
-import type { MemberProfile } from '../../domain/members/members.ts';
-import { verifyWidgetClaims, widgetUnauthorized, type WidgetIdentity } from '../../domain/widget/widget-auth.ts';
-import { verifyWidgetSession } from '../../domain/widget/widget-session.ts';
+import { verifyWidgetClaims, widgetUnauthorized } from '../../domain/widget/widget-auth.ts';
+import { verifyWidgetSession, type WidgetSession } from '../../domain/widget/widget-session.ts';
 import type { AppContext } from '../context.ts';
 import { validate } from '../request.ts';
 import { widgetAuthClaims, widgetMember } from '../../schemas/widget.ts';
-
-export interface WidgetSession extends WidgetIdentity {
-  /** Profile fields the shop's server signed (`member`), applied by init; empty when none were signed. */
-  member: MemberProfile;
-  /** True when a signed X-Widget-Auth ticket came (init then issues a session); false for a session token. */
-  ticket: boolean;
-}
 
 /** Headers are short; a header far beyond any real one is refused before it is decoded. */
 const MAX_HEADER_LENGTH = 8192;

@@ -3,5 +3,5 @@ import type { WidgetApi } from './api.ts';
 
 /** The member's badges: earned (with awardedAt) and still to earn. */
 export function badgeRoutes({ route, ctx }: WidgetApi): void {
-  route('GET', '/badges', 'badges', (_event, { session }) => memberBadgeBoard(ctx.db, session.projectId, session.externalId));
+  route('GET', '/badges', { feature: 'badges' }, ({ session }) => memberBadgeBoard(ctx.db, session.projectId, session.externalId));
 }

@@ -1,47 +1,19 @@
-import { checkinStatus, performCheckin } from '../../domain/games/checkin.ts';
-import { playableGames, playGame } from '../../domain/games/play.ts';
-import { checkinAvailability, gameAvailability, multiplierNow } from '../../domain/widget/widget-availability.ts';
-import { requireFeature } from '../../domain/widget/widget-config.ts';
-import { pathParam, readJson, validate } from '../request.ts';
+import { performCheckin } from '../../domain/games/checkin.ts';
+import { playGame } from '../../domain/games/play.ts';
+import { widgetCheckin, widgetGames } from '../../domain/widget/widget-availability.ts';
 import { emptyBody } from '../../schemas/common.ts';
 import type { WidgetApi } from './api.ts';
 
-/**
- * Games and the daily check-in: `games` and `checkin` are separate features, so each shows only
- * its own kind. Each game says whether the member may play now (`availability`) and the multiplier
- * its prizes get now; the check-in says when it opens again and its multiplier.
- */
+/** Games and the daily check-in, each with its availability and multiplier now; `games` and `checkin` are separate features. */
 export function gameRoutes({ route, ctx }: WidgetApi): void {
-  route('GET', '/games', null, (_event, { session, config, now }) => {
-    const { games, checkin } = config.widgetSettings.features;
-    if (!games && !checkin) requireFeature(config, 'games');
-    const { projectId, externalId } = session;
-    const live = playableGames(ctx.db, projectId).games.filter((game) => (game.type === 'DAILY_CHECKIN' ? checkin : games));
-    return {
-      games: live.map((game) => ({
-        ...game,
-        multiplier: multiplierNow(ctx.db, projectId, now, game.type === 'DAILY_CHECKIN' ? 'checkin' : 'game'),
-        availability: game.type === 'DAILY_CHECKIN' ? null : gameAvailability(ctx.db, projectId, game.id, externalId, now),
-      })),
-    };
-  });
+  route('GET', '/games', {}, ({ session, config, now }) => widgetGames(ctx.db, session.projectId, session.externalId, config, now));
 
-  route('POST', '/games/:id/play', 'games', async (event, { session, now }) => {
-    validate(emptyBody, await readJson(event, { emptyAllowed: true }));
-    return ctx.write(() => playGame(ctx.db, session.projectId, pathParam(event, 'id'), session.externalId, 'widget', now));
-  });
+  route('POST', '/games/:id/play', { feature: 'games', body: emptyBody, optionalBody: true, write: true }, ({ session, param, now }) =>
+    playGame(ctx.db, session.projectId, param('id'), session.externalId, 'widget', now));
 
-  route('GET', '/games/:id/checkin', 'checkin', (event, { session, now }) => {
-    const status = checkinStatus(ctx.db, session.projectId, pathParam(event, 'id'), session.externalId, now);
-    return {
-      ...status,
-      multiplier: multiplierNow(ctx.db, session.projectId, now, 'checkin'),
-      availability: checkinAvailability(ctx.db, session.projectId, status.canCheckin, now),
-    };
-  });
+  route('GET', '/games/:id/checkin', { feature: 'checkin' }, ({ session, param, now }) =>
+    widgetCheckin(ctx.db, session.projectId, param('id'), session.externalId, now));
 
-  route('POST', '/games/:id/checkin', 'checkin', async (event, { session, now }) => {
-    validate(emptyBody, await readJson(event, { emptyAllowed: true }));
-    return ctx.write(() => performCheckin(ctx.db, session.projectId, pathParam(event, 'id'), session.externalId, 'widget', now));
-  });
+  route('POST', '/games/:id/checkin', { feature: 'checkin', body: emptyBody, optionalBody: true, write: true }, ({ session, param, now }) =>
+    performCheckin(ctx.db, session.projectId, param('id'), session.externalId, 'widget', now));
 }

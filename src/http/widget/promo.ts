@@ -1,15 +1,13 @@
-import { redeemPromoCode } from '../../domain/promo/redeem-promo.ts';
-import { readJson, validate } from '../request.ts';
+import { redeemWidgetPromo } from '../../domain/widget/widget-actions.ts';
 import { widgetPromoBody } from '../../schemas/widget.ts';
 import type { WidgetApi } from './api.ts';
 
-/** Promo-code entry: `{success, pointsAwarded, basePoints, multiplier, message}`, plus the claim a REWARD code gave and the new balance. */
+/** Promo-code entry; wrong codes count against the member and the address (Guard.promoAttempt). */
 export function promoRoutes({ route, ctx }: WidgetApi): void {
-  route('POST', '/promo-code', 'promo', async (event, { session, now }) => {
-    const { code } = validate(widgetPromoBody, await readJson(event));
-    const { projectId, externalId } = session;
-    const { redemption, member, pointsAwarded, basePoints, multiplier, message } = await ctx.guard.promoAttempt({ projectId, externalId, event }, () =>
-      ctx.write(() => redeemPromoCode(ctx.db, projectId, { externalId, code }, 'widget', now)));
-    return { success: true, pointsAwarded, basePoints, multiplier, message, claim: redemption.reward, member: { points: member.points } };
-  });
+  route('POST', '/promo-code', {
+    feature: 'promo',
+    body: widgetPromoBody,
+    write: true,
+    around: ({ session, event }, run) => ctx.guard.promoAttempt({ projectId: session.projectId, externalId: session.externalId, event }, run),
+  }, ({ session, body, now }) => redeemWidgetPromo(ctx.db, session.projectId, session.externalId, body.code, now));
 }

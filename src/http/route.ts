@@ -1,0 +1,172 @@
+import type { H3, H3Event, HTTPMethod } from 'h3';
+import * as v from 'valibot';
+import { badRequest } from '../shared/errors.ts';
+import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
+import type { AppContext } from './context.ts';
+import { pathParam, readJson, readQuery, validate } from './request.ts';
+import { idempotencyKey } from '../schemas/common.ts';
+
+type Schema = v.GenericSchema<unknown, unknown>;
+type Output<S> = S extends Schema ? v.InferOutput<S> : undefined;
+
+/** The `:name` segments of a route path; any name where the path is not a literal (the catalog's). */
+export type ParamsOf<P extends string> = string extends P ? string
+  : P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamsOf<Rest>
+  : P extends `${string}:${infer Name}` ? Name : never;
+
+/** An answer with its own status (201), or an award's answer, stored as a reference to its ledger row. */
+export class Answer implements StoredResponse {
+  constructor(readonly body: unknown, readonly status = 200, readonly storeAs?: 'award') {}
+}
+export const created = (body: unknown) => new Answer(body, 201);
+
+/** What a handler gets: the caller (the surface's), the validated body and query, path parameters and the time. */
+export type Input<C, P extends string, B, Q> = C & {
+  event: H3Event;
+  now: Date;
+  body: Output<B>;
+  query: Output<Q>;
+  /** A path parameter, fully decoded (400 when its percent-encoding is not UTF-8). */
+  param: (name: ParamsOf<P>) => string;
+};
+
+export interface RouteOptions<B, Q, I> {
+  /** The JSON object body: read within the size limit, validated; a 400 names every offending field. */
+  body?: B;
+  /** An empty body counts as `{}`: for routes whose body is optional or empty. */
+  optionalBody?: true;
+  query?: Q;
+  /**
+   * The handler runs in one transaction (the next group commit), so it is synchronous. A write that
+   * is not a GET changes something for its caller: it honours Idempotency-Key and counts as a change
+   * in the rate limits.
+   */
+  write?: true;
+  /** The answer carries a secret, which is never stored for a replay: an Idempotency-Key is refused. */
+  secret?: true;
+  /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
+  around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
+}
+
+/** A mounted route, as the routes table and the surface's checks see it. */
+export interface MountedRoute {
+  surface: string;
+  method: HTTPMethod;
+  /** The full path, surface prefix included. */
+  path: string;
+  body: Schema | undefined;
+  query: Schema | undefined;
+  write: boolean;
+  /** A write that is not a GET: Idempotency-Key is honoured (or refused where `secret`). */
+  changes: boolean;
+}
+
+/**
+ * What makes one HTTP surface (the server API, the widget API): its prefix, how a request is
+ * authenticated and answered, whose Idempotency-Keys a caller shares, and what its paths answer
+ * besides their routes (405s, preflights).
+ */
+export interface Surface<C, X> {
+  name: string;
+  base: string;
+  /** Authenticates and applies the surface's checks and limits, runs `next` with the caller, and shapes errors the surface's way. */
+  serve(event: H3Event, route: MountedRoute & X, next: (caller: C) => Promise<unknown>): unknown;
+  /** The project whose keys a caller's Idempotency-Key is among; and the member, where keys are a shopper's own. */
+  keyScope(caller: C): { projectId: string; externalId?: string };
+  /** After the routes: what the surface's paths answer to other methods. */
+  finish(app: H3, routes: MountedRoute[]): void;
+}
+
+export type Route<C, X> = <P extends string, B extends Schema | undefined = undefined, Q extends Schema | undefined = undefined>(
+  method: HTTPMethod,
+  path: P,
+  options: RouteOptions<B, Q, Input<C, P, B, Q>> & X,
+  handler: (input: Input<C, P, B, Q>) => unknown,
+) => void;
+
+/** What a resource file gets to declare its routes. */
+export interface Api<C, X> {
+  ctx: AppContext;
+  route: Route<C, X>;
+}
+
+export type Resource<C, X> = (api: Api<C, X>) => void;
+
+/** The methods each path serves, in the order they were mounted. */
+export function methodsByPath(routes: MountedRoute[]): Map<string, HTTPMethod[]> {
+  const paths = new Map<string, HTTPMethod[]>();
+  for (const { path, method } of routes) paths.set(path, [...(paths.get(path) ?? []), method]);
+  return paths;
+}
+
+const stored = (result: unknown): StoredResponse => (result instanceof Answer ? result : { status: 200, body: result });
+
+/** Sends an answer: status, replay marker, body. */
+function respond(event: H3Event, response: StoredResponse & { replayed?: boolean }): unknown {
+  event.res.status = response.status;
+  if (response.replayed) event.res.headers.set('idempotent-replayed', 'true');
+  return response.body;
+}
+
+/** The Idempotency-Key of a request: the header, or the body's `idempotencyKey` where a route's schema has one. */
+function keyOf(event: H3Event, body: unknown): string | undefined {
+  const header = event.req.headers.get('idempotency-key');
+  if (header !== null && !v.is(idempotencyKey, header)) {
+    throw badRequest('The Idempotency-Key header must be 1 to 255 printable characters.');
+  }
+  const field = (body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+  const bodyKey = typeof field === 'string' ? field : undefined;
+  if (header !== null && bodyKey !== undefined && header !== bodyKey) {
+    throw badRequest('The Idempotency-Key header and the "idempotencyKey" field differ; send one key.');
+  }
+  return header ?? bodyKey;
+}
+
+/**
+ * Mounts a surface's resources: each route reads its body within the limits, validates body and
+ * query, runs its handler (in one transaction with Idempotency-Key where it writes) and answers
+ * JSON with the handler's status. Returns the routes, for the table.
+ */
+export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surface: Surface<C, X>, resources: Resource<C, X>[]): MountedRoute[] {
+  const routes: MountedRoute[] = [];
+  const route = <P extends string, B extends Schema | undefined, Q extends Schema | undefined>(
+    method: HTTPMethod, path: P, options: RouteOptions<B, Q, Input<C, P, B, Q>> & X, handler: (input: Input<C, P, B, Q>) => unknown,
+  ): void => {
+    const mounted: MountedRoute & X = {
+      ...options,
+      surface: surface.name,
+      method,
+      path: `${surface.base}${path}`,
+      body: options.body,
+      query: options.query,
+      write: options.write === true,
+      changes: options.write === true && method !== 'GET',
+    };
+    routes.push(mounted);
+    app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
+      const now = ctx.clock();
+      const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
+      const body = options.body ? validate(options.body, rawBody) : undefined;
+      const query = options.query ? readQuery(event, options.query) : undefined;
+      if (options.secret && event.req.headers.has('idempotency-key')) {
+        throw badRequest('Idempotency-Key is not accepted here: the answer carries a secret, which is never stored for a replay.');
+      }
+      const input = { ...caller, event, now, body, query, param: (name: string) => pathParam(event, name) } as Input<C, P, B, Q>;
+      const run = async () => {
+        if (!mounted.write) {
+          const result = await handler(input);
+          return result instanceof Answer ? respond(event, result) : result;
+        }
+        const key = mounted.changes ? keyOf(event, body) : undefined;
+        const perform = () => stored(handler(input));
+        if (key === undefined) return respond(event, await ctx.write(perform));
+        const scope = { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
+        return respond(event, await ctx.write(() => once(ctx.db, scope, now, perform)));
+      };
+      return options.around ? options.around(input, run) : run();
+    }), { meta: { route: mounted } });
+  };
+  for (const resource of resources) resource({ ctx, route });
+  surface.finish(app, routes);
+  return routes;
+}
