@@ -234,7 +234,7 @@ describe('navigation that fits a phone (item 6)', () => {
         }
         await dialog().getByRole('button', { name: word(language, 'back') }).click();
         // Back at the home, focus is on the button of the section just left.
-        await expect(focused()).resolves.toMatchObject({ inDialog: true, name: expect.stringContaining(word(language, 'history')) });
+        await expect.poll(focused).toMatchObject({ inDialog: true, name: expect.stringContaining(word(language, 'history')) });
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
@@ -446,9 +446,9 @@ describe('looks the same everywhere (item 14)', () => {
     await expect(dialog().getByRole('button', { name: 'Facebook' }).count()).resolves.toBe(0);
     await dialog().getByRole('button', { name: 'New code' }).click();
     const question = dialog().getByRole('group', { name: 'Make a new code? Your current link will stop working.' });
-    await expect(focused()).resolves.toMatchObject({ name: 'Cancel' });
+    await expect.poll(focused).toMatchObject({ name: 'Cancel' });
     await question.getByRole('button', { name: 'Cancel' }).click();
-    await expect(focused()).resolves.toMatchObject({ name: 'New code' });
+    await expect.poll(focused).toMatchObject({ name: 'New code' });
     expect(regenerations).toEqual([]);
     await dialog().getByRole('button', { name: 'New code' }).click();
     await question.getByRole('button', { name: 'Yes, new code' }).click();

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, errorKey, type Call, type GuestResponse, type InitResponse, type Member, type Theme } from './api.ts';
 import { Ctx, type WidgetContext } from './context.ts';
 import { OfflineNote, useReconnect } from './format.tsx';
@@ -169,8 +169,9 @@ export function App({ init, call, t, theme, position, floating, bridge, onError 
   }, [open]);
 
   // Moving between the home and a section puts focus where the eye goes: the back button, or the
-  // button of the section just left; the new view starts at its top.
-  useEffect(() => {
+  // button of the section just left; the new view starts at its top. A layout effect: focus never
+  // falls to the page in between (the button clicked is gone).
+  useLayoutEffect(() => {
     if (!open) return;
     body.current?.scrollTo(0, 0);
     const target = active ? '.back' : left.current && `#pc-go-${left.current.id}`;
