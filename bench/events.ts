@@ -47,7 +47,7 @@ async function serve(dir: string, questCount: number): Promise<void> {
 function quest(action: string, name: string) {
   return {
     key: null, name, description: null, action, completionMode: 'AUTOMATED' as const, targetCount: 1_000_000, points: 10, badgeId: null,
-    repeatable: false, cooldownMinutes: 0, imageUrl: null, startsAt: null, endsAt: null, isActive: true,
+    repeatable: false, cooldownMinutes: 0, imageUrl: null, linkUrl: null, startsAt: null, endsAt: null, isActive: true,
   };
 }
 

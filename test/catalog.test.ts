@@ -223,7 +223,7 @@ describe('project settings', () => {
       socialShare: { pointsPerShare: 10, maxSharesPerDay: 3, cooldownMinutes: 60 },
       widget: { defaultLanguage: 'en', displayMode: 'floating', position: 'right', allowedOrigins: [] },
     });
-    expect(initial.body.widget.languages).toHaveLength(11);
+    expect(initial.body.widget.languages).toHaveLength(13);
     const patched = await server.api.patch('/api/v1/project', {
       name: 'Corner Shop', timezone: 'Europe/Paris', pointsExpiryDays: 365, welcomeBonus: 50,
       referral: { conversion: 'FIRST_ORDER', referralUrl: 'https://shop.example/join', limits: { perMonth: 5 } },

@@ -53,7 +53,7 @@ describe('the routes table', () => {
     const widgetWrites = table.filter((route) => route.surface === 'widget API' && route.changes).map(({ method, path }) => `${method} ${path}`);
     expect(widgetWrites.sort()).toEqual([
       'PATCH /api/widget/profile', 'POST /api/widget/games/:id/checkin', 'POST /api/widget/games/:id/play', 'POST /api/widget/promo-code',
-      'POST /api/widget/referral/code', 'POST /api/widget/rewards', 'POST /api/widget/social-share',
+      'POST /api/widget/quests/:id/report', 'POST /api/widget/referral/code', 'POST /api/widget/rewards', 'POST /api/widget/social-share',
     ]);
   });
 });

@@ -101,6 +101,7 @@ describe('POST /api/widget/init', () => {
       },
       activeMultipliers: [],
       welcomeBonus: 0,
+      level: { level: 0, name: null, minTotalPointsEarned: 0, next: null },
       session: { token: expect.stringMatching(/^pcs_/), expiresAt: new Date(now() + 12 * 3_600_000).toISOString() },
     });
     expect(Object.keys(first.body.project.widgetSettings)).not.toContain('allowedOrigins');

@@ -97,6 +97,12 @@ async function startWidget(externalId: string | undefined, options: { fetchAuth?
 
 const dialog = () => page.getByRole('dialog');
 const launcher = () => page.locator('[data-punchcard] .launcher');
+/** Opens a section from the home (going back there first), as a shopper taps its button. */
+async function section(name: string) {
+  const back = dialog().getByRole('button', { name: 'Zurück' });
+  if (await back.count()) await back.click();
+  await dialog().getByRole('navigation').getByRole('button', { name, exact: true }).click();
+}
 const award = async (externalId: string, amount: number, description?: string) =>
   expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount, ...(description ? { description } : {}) })).status).toBe(200);
 async function reopen() {
@@ -139,6 +145,7 @@ describe('a session that outlives the signed ticket', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'widget-session-expired-de.png') });
     await page.evaluate(() => { (window as unknown as PageWindow).failAuth = false; });
     await dialog().getByRole('button', { name: 'Erneut versuchen' }).first().click();
+    await section('Verlauf');
     await dialog().getByText('Punkte gesammelt').first().waitFor();
     await expect(dialog().getByText(/Sitzung ist abgelaufen/).count()).resolves.toBe(0);
   }, 60_000);
@@ -202,13 +209,13 @@ describe('rewards, numbers, limits and words', () => {
     await award('dora', 500);
     await launcher().click();
 
-    await dialog().getByRole('tab', { name: 'Check-in' }).click();
+    await section('Check-in');
     await dialog().getByText('Check-in: 5 × 2 = 10 Punkte').waitFor();
     await dialog().getByRole('button', { name: 'Einchecken' }).click();
     await dialog().getByRole('status').getByText('+5 × 2 = 10 Punkte').waitFor();
     await dialog().getByText(/^Tageslimit erreicht\. Wieder möglich /).waitFor();
 
-    await dialog().getByRole('tab', { name: 'Teilen' }).click();
+    await section('Teilen');
     const popup = page.waitForEvent('popup');
     await dialog().getByRole('button', { name: 'Facebook' }).click();
     await (await popup).close();
@@ -216,7 +223,7 @@ describe('rewards, numbers, limits and words', () => {
     await dialog().getByText(/1 von 3 heute geteilt Wieder möglich /).waitFor();
     await expect(dialog().getByRole('button', { name: 'Facebook' }).isDisabled()).resolves.toBe(true);
 
-    await dialog().getByRole('tab', { name: 'Prämien', exact: true }).click();
+    await section('Prämien');
     for (const name of ['Zehn Euro', 'Tasse']) {
       const card = dialog().locator('.card', { hasText: name });
       await card.getByRole('button', { name: 'Einlösen' }).click();
@@ -224,7 +231,7 @@ describe('rewards, numbers, limits and words', () => {
     }
     const claims = (await server.api.get('/api/v1/members/dora/claims')).body.claims as { id: string; reward: { name: string } }[];
     fulfilClaim(server.ctx.db, server.projectId, claims.find((claim) => claim.reward.name === 'Tasse')!.id, 'SHIPPED', server.clock.now());
-    await dialog().getByRole('tab', { name: 'Meine Prämien' }).click();
+    await section('Meine Prämien');
     const mine = dialog().getByTestId('my-rewards');
     await mine.getByText('Versandt').waitFor();
     await mine.getByText('Bereit zur Nutzung').waitFor();
@@ -240,16 +247,16 @@ describe('rewards, numbers, limits and words', () => {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
 
-    await dialog().getByRole('tab', { name: 'Gutscheincode' }).click();
+    await section('Gutscheincode');
     await dialog().getByRole('textbox', { name: 'Gutscheincode' }).fill('GIBTSNICHT');
     await dialog().getByRole('button', { name: 'Einlösen' }).click();
     await dialog().getByRole('alert').getByText('Dieser Code ist ungültig').waitFor();
 
-    await dialog().getByRole('tab', { name: 'Abzeichen' }).click();
+    await section('Abzeichen');
     await dialog().getByText('Selten').waitFor();
 
     await reopen();
-    await dialog().getByRole('tab', { name: 'Punkte', exact: true }).click();
+    await section('Verlauf');
     const history = dialog().getByTestId('history');
     await history.getByText('Prämie eingelöst: Zehn Euro').waitFor();
     await history.getByText('Check-in (Tag 1)').waitFor();
@@ -269,9 +276,9 @@ describe('a shop with a strict Content Security Policy', () => {
       await page.waitForFunction(() => 'Punchcard' in window);
       await startWidget('fay', { reload: false });
       await launcher().click();
-      await dialog().getByRole('tab', { name: 'Meine Prämien' }).click();
+      await section('Meine Prämien');
       await dialog().getByText('Noch nichts da').waitFor();
-      await dialog().getByRole('tab', { name: 'Aufgaben' }).click();
+      await section('Aufgaben');
       await dialog().getByText('Noch nichts da').waitFor();
       expect(violations).toEqual([]);
     } finally {

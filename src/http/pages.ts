@@ -167,7 +167,7 @@ function referralPage(db: AppContext['db'], rawCode: string): Response {
 }
 
 /**
- * Serves one of the widget's files with a strong ETag; gzipped when the browser takes it. widget.js
+ * Serves one of the widget's files with a strong ETag; brotli or gzip when the browser takes it. widget.js
  * keeps its URL across releases, so browsers revalidate it after 5 minutes (a 304 when unchanged)
  * and a new release reaches every shop quickly; a stale copy may serve a day while revalidating.
  * A chunk's name carries its content hash, so it is cached for a year and never revalidated.
@@ -183,8 +183,9 @@ function widgetFile(event: H3Event, path: string): Response {
     vary: 'Accept-Encoding',
   };
   if (event.req.headers.get('if-none-match')?.split(/\s*,\s*/).includes(asset.etag)) return new Response(null, { status: 304, headers });
-  const gzip = /\bgzip\b/.test(event.req.headers.get('accept-encoding') ?? '');
-  return new Response(new Uint8Array(gzip ? asset.gzipped : asset.code), { headers: { ...headers, ...(gzip ? { 'content-encoding': 'gzip' } : {}) } });
+  const accepted = event.req.headers.get('accept-encoding') ?? '';
+  const [body, encoding] = /\bbr\b/.test(accepted) ? [asset.brotli, 'br'] : /\bgzip\b/.test(accepted) ? [asset.gzipped, 'gzip'] : [asset.code, null];
+  return new Response(new Uint8Array(body), { headers: { ...headers, ...(encoding ? { 'content-encoding': encoding } : {}) } });
 }
 
 /** The widget's strings for one language: public, the same for everyone, cached a day. */

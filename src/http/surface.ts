@@ -26,6 +26,7 @@ import { leaderboardRoutes as widgetLeaderboard } from './widget/leaderboard.ts'
 import { profileRoutes as widgetProfile } from './widget/profile.ts';
 import { promoRoutes as widgetPromo } from './widget/promo.ts';
 import { questRoutes as widgetQuests } from './widget/quests.ts';
+import { questReportRoutes as widgetQuestReport } from './widget/quest-report.ts';
 import { referralRoutes as widgetReferrals } from './widget/referrals.ts';
 import { rewardRoutes as widgetRewards } from './widget/rewards.ts';
 import { shareRoutes as widgetShare } from './widget/share.ts';
@@ -40,7 +41,7 @@ export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
     ...mountSurface(app, ctx, serverSurface(ctx), [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes,
       rewardRoutes, promoRoutes, referralRoutes, gameRoutes, leaderboardRoutes, shareRoutes, webhookRoutes]),
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
-    ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetBadges, widgetRewards,
+    ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
       widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard]),
   ];
 }

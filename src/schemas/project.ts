@@ -73,6 +73,7 @@ export const projectPatchBody = v.strictObject({
     sessionHours: v.optional(v.pipe(count(720), v.minValue(1, 'must be at least 1 hour'))),
     signUpUrl: v.optional(v.nullable(httpUrl)),
     signInUrl: v.optional(v.nullable(httpUrl)),
+    programName: v.optional(v.nullable(v.pipe(text(100), v.minLength(1, 'must not be empty')))),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
 });

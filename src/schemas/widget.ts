@@ -23,7 +23,10 @@ export const widgetMember = v.object({
   }, 'must be a JSON object'),
 });
 
-export const widgetInitBody = v.strictObject({ origin: v.optional(text(2048)) });
+/** The visitor's language wishes, most wanted first (init's `language`, then the browser's): init answers with the strings of one. */
+export const widgetLanguages = v.pipe(v.array(text(35), 'must be an array of language codes'), v.maxLength(10, 'must hold at most 10 languages'));
+
+export const widgetInitBody = v.strictObject({ origin: v.optional(text(2048)), languages: v.optional(widgetLanguages) });
 
 export const widgetProfileBody = v.strictObject({
   name: v.optional(v.nullable(text(200))),
@@ -47,4 +50,6 @@ export const widgetClaimsQuery = v.strictObject({ limit: v.optional(queryInt(1, 
 /** GET /guest: the project's publishable key, which is all a visitor who is not signed in has. */
 export const guestQuery = v.strictObject({
   publicKey: v.pipe(v.string('must be the publishable key (pk_live_…)'), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters')),
+  /** The visitor's language wishes, comma-separated: the answer carries the strings of the one picked, as init's does. */
+  languages: v.optional(v.pipe(v.string('must be language codes separated by commas'), v.maxLength(400, 'must be at most 400 characters'))),
 });

@@ -29,6 +29,35 @@ export interface Theme {
   primaryColor: string;
   textColor: string;
   backgroundColor: string;
+  /** Corners in px: cards and buttons take it, the drawer a little more. */
+  borderRadius?: number;
+  /** The shop's font stack; null keeps the system font. */
+  fontFamily?: string | null;
+}
+
+/** The member's level (0, name null, below every level) and the next one to reach. */
+export interface Level {
+  level: number;
+  name: string | null;
+  minTotalPointsEarned: number;
+  next: { level: number; name: string; minTotalPointsEarned: number } | null;
+}
+
+/** The language the server picked from the visitor's wishes, and its strings by key (init, guest view). */
+export interface Words {
+  language: string;
+  strings: Record<Key, string>;
+}
+
+export interface WidgetSettings {
+  languages: string[];
+  defaultLanguage: string;
+  features: Record<string, boolean>;
+  displayMode: 'floating' | 'custom';
+  position: 'left' | 'right';
+  theme: Theme;
+  /** The programme's name in the header; null: the project's name. */
+  programName: string | null;
 }
 
 export interface Member {
@@ -43,24 +72,34 @@ export interface Member {
 
 export interface Multiplier { name: string; multiplier: number; endsAt: string; sources: string[] | null }
 
-export interface InitResponse {
-  project: {
-    name: string;
-    widgetSettings: {
-      languages: string[];
-      defaultLanguage: string;
-      features: Record<string, boolean>;
-      displayMode: 'floating' | 'custom';
-      position: 'left' | 'right';
-      theme: Theme;
-    };
-  };
+export interface InitResponse extends Words {
+  project: { name: string; widgetSettings: WidgetSettings };
   member: Member;
   /** The running multiplier events, for the home to show. */
   activeMultipliers: Multiplier[];
   welcomeBonus: number;
+  level: Level;
   session?: { token: string; expiresAt: string };
 }
+
+/** GET /api/widget/guest: the programme for a visitor who is not signed in (the client is `guest` below). */
+export interface Guest {
+  signUpUrl: string | null; signInUrl: string | null; welcomeBonus: number;
+  levels: { level: number; name: string; minTotalPointsEarned: number }[];
+  rewards: { id: string; name: string; pointsCost: number }[];
+  waysToEarn: {
+    quests: { id: string; name: string; points: number }[];
+    checkin: { points: number } | null;
+    share: { pointsPerShare: number } | null;
+    referral: { referrerReward: number } | null;
+  };
+}
+
+/** The guest view's answer: the programme, and the words as init has them. */
+export type GuestResponse = Guest & Words & { project: { name: string; widgetSettings: WidgetSettings } };
+
+/** What the visitor would read best, most wanted first: init's `language`, then the browser's. */
+const wishes = (language: string | undefined) => [language, ...navigator.languages].filter((l): l is string => !!l).slice(0, 10);
 
 /** Why an action is closed and when it opens again (GET /games, /social-share, check-in). */
 export interface Availability { reason: 'max' | 'daily' | 'cooldown' | null; availableAt: string | null }
@@ -212,13 +251,15 @@ export async function start(call: Call, config: Config, signal: AbortSignal): Pr
   const key = `punchcard:${config.publicKey}:${config.externalId}:init`;
   for (let wait = 2000; ; wait = Math.min(wait * 2, 60_000)) {
     try {
-      const { session: _session, ...init } = await call<InitResponse>('POST', '/init', { origin: location.origin });
+      // One call: the server picks the language from these wishes and answers with its strings.
+      const { session: _session, ...init } = await call<InitResponse>('POST', '/init', { origin: location.origin, languages: wishes(config.language) });
       store.set(key, { ...init, welcomeBonus: 0 });
       return init;
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 0)) throw error;
+      // A start remembered by an older widget, without its words, is no use.
       const cached = store.get<InitResponse>(key);
-      if (cached) return cached;
+      if (cached?.strings) return cached;
       await backOff(wait, signal);
     }
   }
@@ -239,6 +280,7 @@ export const backOff = (ms: number, signal: AbortSignal) => new Promise<void>((r
 });
 
 /** The guest view: the programme from the publishable key alone, for visitors who are not signed in. */
-export async function guest<T>(apiUrl: string, publicKey: string, signal: AbortSignal): Promise<T> {
-  return answer<T>(await fetch(`${apiUrl}/api/widget/guest?publicKey=${encodeURIComponent(publicKey)}`, { signal }));
+export async function guest(apiUrl: string, config: Config, signal: AbortSignal): Promise<GuestResponse> {
+  const query = new URLSearchParams({ publicKey: config.publicKey, languages: wishes(config.language).join(',') });
+  return answer<GuestResponse>(await fetch(`${apiUrl}/api/widget/guest?${query}`, { signal }));
 }

@@ -1,11 +1,13 @@
+import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, errorKey, type Call, type InitResponse, type Member, type Theme } from './api.ts';
+import { ApiError, errorKey, type Call, type GuestResponse, type InitResponse, type Member, type Theme } from './api.ts';
 import { Ctx, type WidgetContext } from './context.ts';
 import { OfflineNote, useReconnect } from './format.tsx';
-import type { Translate } from './i18n.ts';
+import { direction, type Translate } from './i18n.ts';
+import { Icon } from './icons.tsx';
 import { lazy } from './lazy.tsx';
-import type { Guest } from './panels/guest.tsx';
-import { PANELS, type PanelDef } from './panels/index.ts';
+import { Home } from './panels/home.tsx';
+import { PANELS, type Loaded, type PanelDef } from './panels/index.ts';
 import { CSS, MOTION_CSS } from './styles.ts';
 
 /** How the page drives the drawer: init's bridge to open(), close() and toggle(). */
@@ -17,7 +19,6 @@ export interface AppProps {
   init: InitResponse;
   call: Call;
   t: Translate;
-  language: string;
   theme: Theme;
   position: 'left' | 'right';
   floating: boolean;
@@ -25,27 +26,113 @@ export interface AppProps {
   onError: (error: Error) => void;
 }
 
-type Loaded = { state: 'ready'; data: unknown } | { state: 'error'; message: string } | { state: 'loading' };
+/** The theme as the CSS variables the styles use; the shop's font only when it set one. */
+const themeStyle = (theme: Theme) => ({
+  '--pc-primary': theme.primaryColor, '--pc-text': theme.textColor, '--pc-bg': theme.backgroundColor,
+  '--pc-radius': `${theme.borderRadius ?? 12}px`, ...(theme.fontFamily ? { '--pc-font': theme.fontFamily } : {}),
+} as Record<string, string>);
 
-/** The theme's colours as the CSS variables the styles use. */
-const themeStyle = (theme: Theme) => ({ '--pc-primary': theme.primaryColor, '--pc-text': theme.textColor, '--pc-bg': theme.backgroundColor } as Record<string, string>);
+/** The widget's outermost element: theme, language and its own direction, whatever the page's. */
+function Root({ theme, language, children }: { theme: Theme; language: string; children: ComponentChildren }) {
+  return (
+    <div class="root" style={themeStyle(theme)} lang={language} dir={direction(language)}>
+      <style>{CSS + MOTION_CSS}</style>
+      {children}
+    </div>
+  );
+}
 
-const FOCUSABLE = 'button:not([disabled]),a[href],input:not([disabled]),[tabindex]:not([tabindex="-1"])';
+/** What Tab reaches: enabled controls in the tab order that are displayed (a hidden one is no stop). */
+const FOCUSABLE = ':is(button:not([disabled]),a[href],input:not([disabled]),[tabindex]):not([tabindex="-1"])';
+const tabbable = (root: HTMLElement) => Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.getClientRects().length > 0);
+
+/** The element with focus, looking into shadow roots: where focus goes back when the drawer closes. */
+function focused(): HTMLElement | null {
+  let element = document.activeElement;
+  while (element?.shadowRoot?.activeElement) element = element.shadowRoot.activeElement;
+  return element instanceof HTMLElement && element !== document.body ? element : null;
+}
+
+interface DrawerProps {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  t: Translate;
+  title: string;
+  /** Shown in a section: the button back to the home. */
+  back?: (() => void) | null;
+  custom?: boolean;
+  position: string;
+  /** Focus goes back here on closing when nothing had focus at opening (a launcher clicked in Safari). */
+  opener?: HTMLElement | null;
+  children: ComponentChildren;
+}
+
+/**
+ * The open drawer: a modal dialog over a backdrop. Focus moves in and stays in (Tab wraps, from the
+ * page too), Escape closes it wherever focus is, so does a click beside it, and focus goes back to
+ * what opened it.
+ */
+function Drawer({ open, setOpen, t, title, back, custom, position, opener, children }: DrawerProps) {
+  const drawer = useRef<HTMLDivElement>(null);
+  // A layout effect, so focus moves in and back out in the same frame the drawer appears or goes.
+  useLayoutEffect(() => {
+    if (!open) return;
+    const returnTo = focused() ?? opener;
+    drawer.current?.querySelector<HTMLElement>('.x')?.focus();
+    const onKey = (event: KeyboardEvent) => {
+      const box = drawer.current;
+      if (event.key === 'Escape') return setOpen(false);
+      if (event.key !== 'Tab' || !box) return;
+      const stops = tabbable(box);
+      const inside = (box.getRootNode() as ShadowRoot).activeElement;
+      const at = inside ? stops.indexOf(inside as HTMLElement) : -1;
+      const to = event.shiftKey ? (at <= 0 ? stops[stops.length - 1] : null) : (at === -1 || at === stops.length - 1 ? stops[0] : null);
+      if (to) {
+        event.preventDefault();
+        to.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      returnTo?.focus();
+    };
+  }, [open]);
+  if (!open) return null;
+  return (
+    <>
+      <div class="backdrop" onClick={() => setOpen(false)} />
+      <div ref={drawer} class={`drawer ${position}${custom ? ' custom' : ''}`} role="dialog" aria-modal="true" aria-labelledby="pc-title">
+        <header class={back ? 'sub' : ''}>
+          {back && <button class="back" aria-label={t('back')} onClick={back}><Icon name="back" /></button>}
+          <h2 id="pc-title">{title}</h2>
+          <button class="x" aria-label={t('close')} onClick={() => setOpen(false)}><Icon name="close" /></button>
+        </header>
+        {children}
+      </div>
+    </>
+  );
+}
+
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 
-export function App({ init, call, t, language, theme, position, floating, bridge, onError }: AppProps) {
+export function App({ init, call, t, theme, position, floating, bridge, onError }: AppProps) {
+  const { language } = init;
   const [open, setOpen] = useState(false);
   const [member, setMember] = useState<Member>(init.member);
   const [panels, setPanels] = useState<Map<PanelDef, Loaded>>(new Map());
+  /** The section shown; null is the home. */
   const [active, setActive] = useState<PanelDef | null>(null);
-  const drawer = useRef<HTMLDivElement>(null);
+  /** The section just left: at home, its button takes focus back. */
+  const left = useRef<PanelDef | null>(null);
   const launcher = useRef<HTMLButtonElement>(null);
-  const returnFocus = useRef<Element | null>(null);
+  const body = useRef<HTMLDivElement>(null);
   bridge.setOpen = setOpen;
 
-  const enabled = PANELS.filter((panel) => init.project.widgetSettings.features[panel.feature] !== false);
+  const settings = init.project.widgetSettings;
+  const enabled = PANELS.filter((panel) => settings.features[panel.feature] !== false);
 
-  /** Loads one panel; 404 (not on this server) and 403 (turned off) remove it from the tabs. */
+  /** Loads one panel; 404 (not on this server) and 403 (turned off) remove it from the sections. */
   const hide = (panel: PanelDef) => setPanels((now) => {
     const next = new Map(now);
     next.delete(panel);
@@ -72,16 +159,24 @@ export function App({ init, call, t, language, theme, position, floating, bridge
   };
   useReconnect(call, refresh);
 
-  // Every opening shows fresh numbers: the profile and each panel's data are fetched again.
-  // A layout effect, so focus moves in and back out in the same frame the drawer appears or goes.
+  // Every opening starts at the home and shows fresh numbers: the profile and each panel's data are fetched again.
   useLayoutEffect(() => {
     if (!open) return;
-    returnFocus.current = floating ? launcher.current : (document.activeElement);
+    left.current = null;
+    setActive(null);
     setPanels((now) => new Map(enabled.map((panel) => [panel, now.get(panel) ?? { state: 'loading' }])));
     refresh();
-    drawer.current?.querySelector<HTMLElement>('.x')?.focus();
-    return () => (returnFocus.current as HTMLElement | null)?.focus?.();
   }, [open]);
+
+  // Moving between the home and a section puts focus where the eye goes: the back button, or the
+  // button of the section just left; the new view starts at its top. A layout effect: focus never
+  // falls to the page in between (the button clicked is gone).
+  useLayoutEffect(() => {
+    if (!open) return;
+    body.current?.scrollTo(0, 0);
+    const target = active ? '.back' : left.current && `#pc-go-${left.current.id}`;
+    if (target) body.current?.parentElement?.querySelector<HTMLElement>(target)?.focus();
+  }, [active]);
 
   const context = useMemo<WidgetContext>(() => {
     const number = new Intl.NumberFormat(language);
@@ -95,100 +190,65 @@ export function App({ init, call, t, language, theme, position, floating, bridge
     };
   }, [member]);
 
-  /** Keeps Tab inside the open drawer and closes it on Escape. */
-  const onKeyDown = (event: KeyboardEvent) => {
-    if (event.key === 'Escape') {
-      event.stopPropagation();
-      setOpen(false);
-      return;
-    }
-    if (event.key !== 'Tab' || !drawer.current) return;
-    const focusable = Array.from(drawer.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    const current = (drawer.current.getRootNode() as ShadowRoot).activeElement;
-    const first = focusable[0];
-    const last = focusable[focusable.length - 1];
-    if (event.shiftKey && (current === first || !current)) {
-      event.preventDefault();
-      last?.focus();
-    } else if (!event.shiftKey && current === last) {
-      event.preventDefault();
-      first?.focus();
-    }
-  };
-
-  // A tab appears once its panel has answered, so panels this server lacks never flash up.
+  // A section appears once its panel has answered, so sections this server lacks never flash up.
   const shown = enabled.filter((panel) => panels.has(panel) && panels.get(panel)!.state !== 'loading');
-  // Until the shopper picks a tab, the first panel, "Loading…" until it answers: never whichever
-  // answered first (promo answers at once), which would flash up and fetch its chunk for nothing.
-  const current = active && shown.includes(active) ? active : enabled.find((panel) => panels.has(panel));
+  const current = active && shown.includes(active) ? active : null;
   const loaded = current && panels.get(current);
   const View = current?.view;
-  /** Arrow keys move between tabs (the ARIA tabs pattern); Tab moves on into the panel. */
-  const onTabKey = (event: KeyboardEvent) => {
-    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
-    if (!step || !current) return;
-    const next = shown[(shown.indexOf(current) + step + shown.length) % shown.length]!;
-    setActive(next);
-    drawer.current?.querySelector<HTMLElement>(`#pc-tab-${next.id}`)?.focus();
+  const go = (panel: PanelDef | null) => {
+    left.current = active;
+    setActive(panel);
   };
+  /** What failed to load: the section's own data, or at home every section's, said once ("your session has ended") with one Retry. */
+  const failed = (current ? [current] : shown).filter((panel) => panels.get(panel)!.state === 'error');
+  const message = failed.map((panel) => panels.get(panel)).map((state) => (state?.state === 'error' ? state.message : '')).find(Boolean);
 
   return (
-    <div class="root" style={themeStyle(theme)} lang={language}>
-      <style>{CSS + MOTION_CSS}</style>
+    <Root theme={theme} language={language}>
       {floating && (
-        <button ref={launcher} class={`launcher ${position}`} aria-label={t('open')} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
-          <span aria-hidden="true">★</span>{context.number(member.points)}
+        // The name says what the button shows: the balance.
+        <button ref={launcher} class={`launcher ${position}`} aria-label={`${t('open')}, ${t('cost', { n: member.points })}`} aria-expanded={open}
+          aria-haspopup="dialog" onClick={() => setOpen(!open)}>
+          <Icon name="star" />{context.number(member.points)}
         </button>
       )}
-      {open && (
-        <div ref={drawer} class={`drawer ${position}${floating ? '' : ' custom'}`} role="dialog" aria-modal="true" aria-labelledby="pc-title" onKeyDown={onKeyDown}>
-          <header>
-            <h2 id="pc-title">{init.project.name}</h2>
-            <button class="x" aria-label={t('close')} onClick={() => setOpen(false)}>×</button>
-          </header>
-          {shown.length > 1 && (
-            <div role="tablist" aria-label={t('tabs')} onKeyDown={onTabKey}>
-              {shown.map((panel) => (
-                <button key={panel.id} role="tab" id={`pc-tab-${panel.id}`} aria-selected={panel === current} tabIndex={panel === current ? 0 : -1}
-                  aria-controls="pc-panel" onClick={() => setActive(panel)}>
-                  {t(panel.id)}
-                </button>
-              ))}
-            </div>
-          )}
-          <div class="body" id="pc-panel" role="tabpanel" aria-labelledby={current && shown.includes(current) ? `pc-tab-${current.id}` : 'pc-title'} aria-busy={loaded?.state === 'loading'}>
-            {init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
-            <Ctx.Provider value={context}>
-              <OfflineNote />
-              {!loaded || loaded.state === 'loading' ? <p class="muted">{t('loading')}</p>
-                : loaded.state === 'error' ? (
-                  <div>{loaded.message && <p class="note" role="alert">{loaded.message}</p>}<button class="btn ghost" onClick={() => current && loadPanel(current)}>{t('retry')}</button></div>
-                ) : View && <View data={loaded.data} reload={() => current && loadPanel(current)} />}
-            </Ctx.Provider>
-          </div>
+      <Drawer open={open} setOpen={setOpen} t={t} title={current ? t(current.id) : settings.programName || init.project.name}
+        back={current && (() => go(null))} custom={!floating} position={position} opener={launcher.current}>
+        {/* Focusable, so its content scrolls by keyboard even where it holds no control. */}
+        <div ref={body} class="body" tabIndex={0} aria-busy={loaded?.state === 'loading'}>
+          {!current && init.welcomeBonus > 0 && <p class="note" role="status">{t('welcome', { n: init.welcomeBonus })}</p>}
+          <Ctx.Provider value={context}>
+            <OfflineNote />
+            {/* At home, an unreachable server is said by the offline note, and recovers by itself. */}
+            {failed.length > 0 && (current || message) && (
+              <div class="note">{message && <p role="alert">{message}</p>}<button class="btn ghost" onClick={() => failed.forEach(loadPanel)}>{t('retry')}</button></div>
+            )}
+            {!current ? <Home init={init} panels={panels} shown={shown} go={go} />
+              : loaded?.state === 'ready' ? View && <View data={loaded.data} reload={() => loadPanel(current)} />
+              : loaded?.state !== 'error' && <p class="muted">{t('loading')}</p>}
+          </Ctx.Provider>
         </div>
-      )}
-    </div>
+      </Drawer>
+    </Root>
   );
 }
 
 const GuestView = lazy('guest', (m: typeof import('./panels/guest.tsx')) => m.GuestView);
 
 /** The widget for a visitor who is not signed in (Punchcard.init without externalId): a launcher and the guest view. */
-export function GuestApp({ data, t, language, theme, position }: { data: Guest & { project: { name: string } }; t: Translate; language: string; theme: Theme; position: string }) {
+export function GuestApp({ data, t, theme, position }: { data: GuestResponse; t: Translate; theme: Theme; position: 'left' | 'right' }) {
   const [open, setOpen] = useState(false);
-  const format = new Intl.NumberFormat(language);
+  const launcher = useRef<HTMLButtonElement>(null);
+  const format = new Intl.NumberFormat(data.language);
   const context = { t, number: (n: number) => format.format(n) } as WidgetContext;
   return (
-    <div class="root" style={themeStyle(theme)} lang={language}>
-      <style>{CSS + MOTION_CSS}</style>
-      <button class={`launcher ${position}`} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>★ {t('open')}</button>
-      {open && (
-        <div class={`drawer ${position}`} role="dialog" aria-modal="true" aria-labelledby="pc-title" onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
-          <header><h2 id="pc-title">{data.project.name}</h2><button class="x" aria-label={t('close')} onClick={() => setOpen(false)}>×</button></header>
-          <div class="body"><Ctx.Provider value={context}><GuestView data={data} /></Ctx.Provider></div>
-        </div>
-      )}
-    </div>
+    <Root theme={theme} language={data.language}>
+      <button ref={launcher} class={`launcher ${position}`} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
+        <Icon name="star" />{t('open')}
+      </button>
+      <Drawer open={open} setOpen={setOpen} t={t} title={data.project.widgetSettings.programName || data.project.name} position={position} opener={launcher.current}>
+        <div class="body" tabIndex={0}><Ctx.Provider value={context}><GuestView data={data} /></Ctx.Provider></div>
+      </Drawer>
+    </Root>
   );
 }

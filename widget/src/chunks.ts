@@ -2,11 +2,12 @@
 // (on the server) and, as types only, by the widget.
 
 /**
- * Panels most shoppers seldom open, each built into a chunk of its own (widget/<name>.<hash>.js)
+ * The sections' views, each built into a chunk of its own (widget/<name>.<hash>.js)
  * that the widget fetches the first time the panel is shown: the main script stays within its
  * size budget. The file, under widget/src/, is the chunk's entry: its exports are the chunk's.
  */
 export const CHUNKS = {
+  rewards: 'panels/rewards.tsx',
   myRewards: 'panels/my-rewards.tsx',
   quests: 'panels/quests.tsx',
   badges: 'panels/badges.tsx',
@@ -17,6 +18,7 @@ export const CHUNKS = {
   share: 'panels/share.tsx',
   leaderboard: 'panels/leaderboard.tsx',
   guest: 'panels/guest.tsx',
+  history: 'panels/history.tsx',
 } as const;
 
 export type ChunkName = keyof typeof CHUNKS;
@@ -31,7 +33,7 @@ export type ChunkName = keyof typeof CHUNKS;
 export const SHARED = {
   'preact/hooks': ['useContext', 'useEffect', 'useRef', 'useState'],
   'preact/jsx-runtime': ['Fragment', 'jsx', 'jsxs'],
+  './api.ts': ['ApiError', 'errorKey'],
   './context.ts': ['Ctx'],
-  './format.tsx': ['closedText', 'pointsText'],
-  './panels/common.tsx': ['Coupon', 'CopyButton', 'ErrorNote', 'useAction'],
+  './icons.tsx': ['Icon'],
 } as const satisfies Record<string, readonly string[]>;

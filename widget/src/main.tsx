@@ -1,10 +1,9 @@
 // The embeddable widget: one script that defines window.Punchcard (init, open, close, toggle, destroy).
 import { render } from 'preact';
-import { ApiError, client, guest, start, type Config, type InitResponse } from './api.ts';
+import { ApiError, client, guest, start, type Config, type GuestResponse, type InitResponse } from './api.ts';
 import { App, GuestApp, type Bridge } from './app.tsx';
-import { loadStrings, pickLanguage, translator } from './i18n.ts';
+import { translator } from './i18n.ts';
 import { chunksFrom, script } from './lazy.tsx';
-import type { Guest } from './panels/guest.tsx';
 
 interface Instance {
   host: HTMLElement;
@@ -35,15 +34,10 @@ async function init(config: Config): Promise<void> {
   const apiUrl = (config.apiUrl ?? scriptOrigin).replace(/\/+$/, '');
   chunksFrom(apiUrl);
   const call = client(config, apiUrl, current.abort.signal);
-  let started: InitResponse | (Guest & Pick<InitResponse, 'project'>);
-  let language: string;
-  let strings: string;
+  let started: InitResponse | GuestResponse;
   try {
-    started = config.externalId === undefined ? await guest(apiUrl, config.publicKey, current.abort.signal)
-      : await start(call, config, current.abort.signal);
-    const settings = started.project.widgetSettings;
-    language = pickLanguage(config.language, settings.languages, settings.defaultLanguage);
-    strings = await loadStrings(apiUrl, language, current.abort.signal);
+    // One call, which also brings the words of the visitor's language.
+    started = config.externalId === undefined ? await guest(apiUrl, config, current.abort.signal) : await start(call, config, current.abort.signal);
   } catch (error) {
     if (instance === current) destroy();
     // The shop's developer looks in the console first: one line naming the origin and the fix.
@@ -54,11 +48,11 @@ async function init(config: Config): Promise<void> {
   if (instance !== current) return; // destroyed or re-initialised while init was in flight
   const settings = started.project.widgetSettings;
   document.body.appendChild(host);
-  const t = translator(language, strings);
+  const t = translator(started.language, started.strings);
   const theme = { ...settings.theme, ...config.theme };
   const position = config.theme?.position ?? settings.position;
   if (!('member' in started)) {
-    render(<GuestApp data={started} t={t} language={language} theme={theme} position={position} />, current.root);
+    render(<GuestApp data={started} t={t} theme={theme} position={position} />, current.root);
     return config.onReady?.();
   }
   render(
@@ -66,7 +60,6 @@ async function init(config: Config): Promise<void> {
       init={started}
       call={call}
       t={t}
-      language={language}
       theme={theme}
       position={position}
       floating={(config.displayMode ?? settings.displayMode) === 'floating'}
@@ -98,3 +91,10 @@ const setOpen = (open: boolean | ((open: boolean) => boolean)) => instance?.brid
   toggle: () => setOpen((open) => !open),
   destroy,
 };
+
+// The async snippet (docs/widget.md): a page that set window.PunchcardConfig before this script
+// arrived starts here, so the script can load without holding up the page.
+declare global {
+  interface Window { PunchcardConfig?: Config }
+}
+if (window.PunchcardConfig) void init(window.PunchcardConfig);

@@ -16,6 +16,8 @@ export const questSchema = catalogItem({
   repeatable: v.optional(flag, false),
   cooldownMinutes: v.optional(minutes, 0),
   imageUrl: v.optional(v.nullable(httpUrl), null),
+  /** Where the shopper does the quest (a review page, the shop's social account); the widget links to it. */
+  linkUrl: v.optional(v.nullable(httpUrl), null),
   startsAt: v.optional(v.nullable(isoTime), null),
   endsAt: v.optional(v.nullable(isoTime), null),
   isActive: v.optional(flag, true),

@@ -7,7 +7,7 @@ import { badRequest } from '../../shared/errors.ts';
 import { getProject, type Project } from './projects.ts';
 import { projectContext, type ProjectContext } from './project-context.ts';
 
-export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN'] as const;
+export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN', 'ar', 'he'] as const;
 export const FEATURES = ['points', 'rewards', 'quests', 'badges', 'games', 'checkin', 'referrals', 'promo', 'share', 'leaderboard'] as const;
 export const SHARE_PLATFORMS = ['facebook', 'x', 'linkedin', 'whatsapp', 'telegram', 'pinterest', 'reddit', 'email'] as const;
 
@@ -53,6 +53,8 @@ export interface Settings {
     /** The shop's sign-up and sign-in pages, linked from the guest view; null = not shown. */
     signUpUrl: string | null;
     signInUrl: string | null;
+    /** The programme's name shoppers see in the widget's header; null shows the project's name. */
+    programName: string | null;
   };
   rateLimits: ProjectRateLimits;
 }
@@ -72,6 +74,7 @@ export const DEFAULT_SETTINGS: Settings = {
     sessionHours: 12,
     signUpUrl: null,
     signInUrl: null,
+    programName: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
 };

@@ -252,6 +252,8 @@ export interface MemberQuest {
   name: string;
   description: string | null;
   imageUrl: string | null;
+  /** Where the shopper does the quest (a review page, the shop's social account); null when it has none. */
+  linkUrl: string | null;
   completionMode: Quest['completionMode'];
   points: number;
   targetCount: number;
@@ -270,9 +272,30 @@ export function memberQuestBoard(db: Db, projectId: string, externalId: string, 
   const live = listItems(db, quests, projectId, { limit: 100, offset: 0, active: true }, now).items;
   return {
     quests: live.map((quest) => ({
-      id: quest.id, name: quest.name, description: quest.description, imageUrl: quest.imageUrl, completionMode: quest.completionMode,
+      id: quest.id, name: quest.name, description: quest.description, imageUrl: quest.imageUrl, linkUrl: quest.linkUrl, completionMode: quest.completionMode,
       points: quest.points, targetCount: quest.targetCount, repeatable: quest.repeatable, endsAt: quest.endsAt,
       progress: latest.get(quest.id)?.progress ?? 0, status: latest.get(quest.id)?.status ?? null,
     })),
   };
+}
+
+/**
+ * POST /api/widget/quests/{id}/report: the member says they did one step of a SELF_REPORT quest
+ * (all of it when its target is 1). Other quests are the shop's to complete (403). The points
+ * paid, with base and multiplier, come from the completed attempt.
+ */
+export function reportQuest(db: Db, projectId: string, questId: string, externalId: string, now: Date) {
+  return atomically(db, () => {
+    const quest = requireQuest(db, projectId, questId);
+    if (quest.completionMode !== 'SELF_REPORT') {
+      throw forbidden(`The quest "${quest.id}" is ${quest.completionMode}: the shop completes it, the shopper cannot report it.`);
+    }
+    const { completion, member, completed } = progressQuest(db, projectId, questId, { externalId, progress: 1 }, 'widget', now);
+    const paid = completed ? stmt<ProgressRow>(db, `${PROGRESS_SELECT} WHERE public_id = ?`).get(completion.id)! : null;
+    return {
+      progress: completion, completed,
+      pointsAwarded: paid?.points_awarded ?? 0, basePoints: paid?.base_points ?? 0, multiplier: paid?.multiplier ?? 1,
+      member: { points: member.points },
+    };
+  });
 }

@@ -7,6 +7,7 @@ import { activeMultipliers, earn } from '../multipliers/earn.ts';
 import type { WriteRunner } from '../ledger/expiry.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
 import type { WidgetProjectConfig, WidgetSettings } from './widget-config.ts';
+import { widgetLevel, type WidgetLevel } from './widget-level.ts';
 import { issueWidgetSession, type IssuedSession, type WidgetSession } from './widget-session.ts';
 
 /** The member as the widget's init shows it (SPEC 4.2). */
@@ -35,6 +36,8 @@ export interface WidgetInit {
   activeMultipliers: { name: string; multiplier: number; endsAt: string; sources: string[] | null }[];
   /** Points paid by this very call as the welcome bonus; 0 on every later init. */
   welcomeBonus: number;
+  /** The member's level and the next one, for the home's progress bar. */
+  level: WidgetLevel;
 }
 
 const toWidgetMember = (row: MemberRow): WidgetMember => ({
@@ -128,12 +131,14 @@ export async function startWidget(
 /** What init answers; read-only, so a page view that changes nothing takes no write lock. */
 function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, externalId: string, now: Date, welcomeBonus = 0): WidgetInit {
   const { allowedOrigins: _origins, ...widgetSettings } = config.widgetSettings;
+  const member = requireMember(db, projectId, externalId);
   return {
     project: { name: config.name, widgetSettings },
-    member: toWidgetMember(requireMember(db, projectId, externalId)),
+    member: toWidgetMember(member),
     activeMultipliers: activeMultipliers(db, projectId, now)
       .map(({ name, multiplier, endsAt, sources }) => ({ name, multiplier, endsAt, sources })),
     welcomeBonus,
+    level: widgetLevel(db, projectId, member.total_points_earned),
   };
 }
 

@@ -1,7 +1,12 @@
+import { widgetLanguage } from '../../domain/widget/widget-language.ts';
 import { guestView } from '../../domain/widget/widget-guest.ts';
+import { guestQuery } from '../../schemas/widget.ts';
 import type { GuestApi } from './api.ts';
 
-/** The programme for visitors who are not signed in: public and read-only (guestSurface). */
+/** The programme for visitors who are not signed in: public and read-only (guestSurface); in the visitor's language when they name theirs. */
 export function guestRoutes({ route, ctx }: GuestApi): void {
-  route('GET', '/guest', {}, ({ projectId, config, now }) => guestView(ctx.db, projectId, config, now));
+  route('GET', '/guest', { query: guestQuery }, ({ projectId, config, now, query }) => {
+    const view = guestView(ctx.db, projectId, config, now);
+    return query.languages === undefined ? view : { ...view, ...widgetLanguage(query.languages.split(',').slice(0, 10), config.widgetSettings) };
+  });
 }

@@ -1,22 +1,27 @@
 import { useContext } from 'preact/hooks';
 import { Ctx } from '../context.ts';
+import { Icon } from '../icons.tsx';
 import type { Key } from '../strings.ts';
 import type { PanelProps } from './common.tsx';
 
 interface Badge { id: string; name: string; description: string | null; imageUrl: string | null; rarity: string; awardedAt?: string }
 
-const STYLE = `.badges{display:grid;grid-template-columns:repeat(auto-fill,minmax(88px,1fr));gap:10px}
-.badge{text-align:center;font-size:12px}.badge img{width:48px;height:48px;object-fit:contain}.locked{opacity:.4;filter:grayscale(1)}`;
+// Locked: the picture greys out, the words keep full contrast.
+const STYLE = `.badges{display:grid;grid-template-columns:repeat(auto-fill,minmax(100px,1fr));gap:12px}
+.badge{display:grid;justify-items:center;align-content:start;gap:2px;text-align:center;font-size:12px}
+.badge img,.badge>.i{width:44px;height:44px;object-fit:contain;color:var(--pc-primary)}.locked img,.locked>.i{filter:grayscale(1);opacity:.5}`;
 
+/** Each badge with its description in plain sight (no hover needed); a locked one says so with a lock. */
 function Grid({ badges, locked }: { badges: Badge[]; locked: boolean }) {
   const { date, t } = useContext(Ctx);
   return (
     <ul class="badges">
       {badges.map((badge) => (
-        <li class={`badge${locked ? ' locked' : ''}`} key={badge.id} title={badge.description ?? ''} style={{ display: 'block', border: 0 }}>
-          {badge.imageUrl ? <img src={badge.imageUrl} alt="" /> : <div style={{ fontSize: '36px' }} aria-hidden="true">🏅</div>}
-          <div><b>{badge.name}</b></div>
-          <div class="muted">{badge.awardedAt ? date(badge.awardedAt) : t(`r_${badge.rarity}` as Key)}</div>
+        <li class={`badge${locked ? ' locked' : ''}`} key={badge.id}>
+          {badge.imageUrl ? <img src={badge.imageUrl} alt="" /> : <Icon name="medal" />}
+          <b>{locked && <Icon name="lock" />} <bdi>{badge.name}</bdi></b>
+          {badge.description && <bdi>{badge.description}</bdi>}
+          <span class="muted">{badge.awardedAt ? date(badge.awardedAt) : t(`r_${badge.rarity}` as Key)}</span>
         </li>
       ))}
     </ul>

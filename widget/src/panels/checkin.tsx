@@ -1,7 +1,8 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import type { Availability } from '../api.ts';
-import { closedText, pointsText } from '../format.tsx';
+import { closedText, pointsText } from './words.ts';
+import { Icon } from '../icons.tsx';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Checkin {
@@ -27,7 +28,7 @@ export function CheckinPanel({ data, reload }: PanelProps<Checkin>) {
   });
   return (
     <div>
-      <div class="big">🔥 {number(done?.newStreak ?? data.currentStreak)}</div>
+      <div class="big"><Icon name="fire" />{number(done?.newStreak ?? data.currentStreak)}</div>
       <div class="muted">{t('streak')}</div>
       <p>{data.multiplier === 1 ? t('todayReward', { n: data.todayReward }) : `${t('checkin')}: ${pointsText(t, number, data.todayReward, data.multiplier)}`}</p>
       {data.nextStreakBonus && <p class="muted">{t('nextBonus', { n: data.nextStreakBonus.bonus, d: data.nextStreakBonus.daysAway })}</p>}

@@ -1,6 +1,6 @@
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import { errorText } from '../format.tsx';
+import { errorText } from './words.ts';
 import type { Key } from '../strings.ts';
 
 /** A panel's data as its probe returned it, and a way to fetch it again after an action. */
@@ -44,8 +44,8 @@ export function CopyButton({ text }: { text: string }) {
   return <button class="btn ghost" onClick={copy} aria-live="polite">{copied ? t('copied') : t('copy')}</button>;
 }
 
-/** A coupon code a claim or a promo code gave: shown, labelled and copyable. */
+/** A coupon code a claim or a promo code gave: shown whole on one line (never broken at its hyphens), labelled and copyable. */
 export function Coupon({ code }: { code: string }) {
   const { t } = useContext(Ctx);
-  return <div class="row"><span class="muted">{t('coupon')}</span><span class="code grow">{code}</span><CopyButton text={code} /></div>;
+  return <div class="row"><span class="muted">{t('coupon')}</span><span class="code coupon" dir="ltr">{code}</span><CopyButton text={code} /></div>;
 }

@@ -1,7 +1,8 @@
 import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import type { Availability } from '../api.ts';
-import { closedText, pointsText } from '../format.tsx';
+import { closedText, pointsText } from './words.ts';
+import { Icon, type IconName } from '../icons.tsx';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Game {
@@ -18,15 +19,26 @@ interface Play { success: boolean; result: Result; member: { points: number } }
 const STYLE = `.stage{height:120px;display:flex;align-items:center;justify-content:center;font-size:40px;overflow:hidden}
 .spin{flex-direction:column;font-size:18px;height:140px}
 .wheel{width:110px;height:110px;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
-.reel{display:inline-block;width:44px;animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
+.reel{display:inline-block;width:44px}.spinning{animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
 @keyframes pc-spin{50%{transform:translateY(-30%);opacity:.3}}
 .die{animation:pc-roll calc(var(--pc-speed) * 2) ease-out}
 @keyframes pc-roll{from{transform:rotate(-540deg) scale(.4)}}
 .scratch{position:relative;padding:16px 24px;border-radius:10px;background:#fde68a;font-size:18px}
-.scratch>b{position:absolute;inset:0;border-radius:10px;background:repeating-linear-gradient(45deg,#9ca3af 0 6px,#6b7280 6px 12px);transition:opacity calc(var(--pc-speed) * 3)}`;
+.scratch>b{position:absolute;inset:0;border-radius:10px;background:repeating-linear-gradient(45deg,#9ca3af 0 6px,#6b7280 6px 12px);transition:opacity calc(var(--pc-speed) * 3)}
+.pointer{border:10px solid transparent;border-top:14px solid var(--pc-text);border-bottom:0}
+.reel .i{width:40px;height:40px;color:var(--pc-primary)}
+.face{display:block;width:48px;height:48px;margin:0 6px;fill:var(--pc-bg);stroke:var(--pc-text);stroke-width:1.5}.face circle{fill:var(--pc-text);stroke:none}`;
 
-const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
-const SYMBOLS = ['🍒', '🍋', '⭐', '🔔', '7'];
+/** The slots' symbols, drawn (emoji are boxes where the machine has no emoji font). */
+const SYMBOLS: IconName[] = ['star', 'bolt', 'gift', 'fire', 'trophy'];
+/** Where a die's pips are on its 3×3 grid, for faces 1 to 6. */
+const PIPS = [[4], [0, 8], [0, 4, 8], [0, 2, 6, 8], [0, 2, 4, 6, 8], [0, 2, 3, 5, 6, 8]];
+
+const Die = ({ face }: { face: number }) => (
+  <svg class="face" viewBox="0 0 30 30"><rect x="1" y="1" width="28" height="28" rx="6" />
+    {(PIPS[face - 1] ?? []).map((pip) => <circle key={pip} cx={7 + (pip % 3) * 8} cy={7 + Math.floor(pip / 3) * 8} r="2.6" />)}
+  </svg>
+);
 
 /** The animation of each game type, landing on what the server drew. */
 function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' | 'done'; result: Result | null }) {
@@ -38,14 +50,14 @@ function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' 
     const turn = phase === 'idle' ? 0 : 1440 - (prizeIndex + 0.5) * segment;
     const colors = ['var(--pc-primary)', '#f59e0b', '#10b981', '#ef4444'];
     const background = `conic-gradient(${game.prizes.map((_, i) => `${colors[i % 4]} ${i * segment}deg ${(i + 1) * segment}deg`).join(',')})`;
-    return <div class="stage spin" aria-hidden="true">▼<div class="wheel" style={{ transform: `rotate(${turn}deg)`, background }} /></div>;
+    return <div class="stage spin" aria-hidden="true"><i class="pointer" /><div class="wheel" style={{ transform: `rotate(${turn}deg)`, background }} /></div>;
   }
   if (game.type === 'SLOTS') {
     const reels = result?.animation.reels ?? [0, 1, 2];
-    return <div class="stage" aria-hidden="true">{reels.map((reel, i) => <span key={i} class={rolling ? 'reel' : ''}>{SYMBOLS[(rolling ? i : reel) % SYMBOLS.length]}</span>)}</div>;
+    return <div class="stage" aria-hidden="true">{reels.map((reel, i) => <span key={i} class={rolling ? 'reel spinning' : 'reel'}><Icon name={SYMBOLS[(rolling ? i : reel) % SYMBOLS.length]!} /></span>)}</div>;
   }
   if (game.type === 'DICE') {
-    return <div class="stage" aria-hidden="true">{(result?.animation.dice ?? [6, 6]).map((face, i) => <span key={phase + i} class={phase === 'idle' ? '' : 'die'}>{FACES[face - 1]}</span>)}</div>;
+    return <div class="stage" aria-hidden="true">{(result?.animation.dice ?? [6, 6]).map((face, i) => <span key={phase + i} class={phase === 'idle' ? '' : 'die'}><Die face={face} /></span>)}</div>;
   }
   return <div class="stage"><div class="scratch">{phase === 'done' ? game.prizes[prizeIndex]?.name ?? '?' : '?'}<b style={{ opacity: phase === 'done' ? 0 : 1 }} /></div></div>;
 }
@@ -81,7 +93,7 @@ function GameCard({ game, reload }: { game: Game; reload: () => void }) {
   const closed = closedText(t, date, game.availability);
   return (
     <div class="card">
-      <div class="row"><b class="grow">{game.name}</b><span class="muted">{game.pointsCost ? t('cost', { n: game.pointsCost }) : t('free')}</span></div>
+      <div class="row"><b class="grow"><bdi>{game.name}</bdi></b><span class="muted">{game.pointsCost ? t('cost', { n: game.pointsCost }) : t('free')}</span></div>
       <Stage game={game} phase={phase} result={result} />
       <p role="status" aria-live="polite">{outcome}</p>
       <ErrorNote text={error} />

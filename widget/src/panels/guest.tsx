@@ -1,19 +1,7 @@
 import { useContext } from 'preact/hooks';
+import type { Guest } from '../api.ts';
 import { Ctx } from '../context.ts';
-import { pointsText } from '../format.tsx';
-
-/** GET /api/widget/guest: the programme for a visitor who is not signed in (the client is `guest` in api.ts). */
-export interface Guest {
-  signUpUrl: string | null; signInUrl: string | null; welcomeBonus: number;
-  levels: { level: number; name: string; minTotalPointsEarned: number }[];
-  rewards: { id: string; name: string; pointsCost: number }[];
-  waysToEarn: {
-    quests: { id: string; name: string; points: number }[];
-    checkin: { points: number } | null;
-    share: { pointsPerShare: number } | null;
-    referral: { referrerReward: number } | null;
-  };
-}
+import { pointsText } from './words.ts';
 
 /** A minimal guest view (a chunk; GuestApp in app.tsx draws the launcher and drawer around it): ways to earn, rewards, levels and the shop's join and sign-in links; sections without content do not appear. */
 export function GuestView({ data }: { data: Guest }) {
@@ -26,7 +14,7 @@ export function GuestView({ data }: { data: Guest }) {
     ...(share ? [[t('share'), share.pointsPerShare] as [string, number]] : []),
     ...(referral ? [[t('referrals'), referral.referrerReward] as [string, number]] : []),
   ];
-  const list = (rows: [string, string][]) => <ul>{rows.map(([name, value]) => <li key={name}><span>{name}</span><b>{value}</b></li>)}</ul>;
+  const list = (rows: [string, string][]) => <ul class="list">{rows.map(([name, value]) => <li key={name}><bdi>{name}</bdi><b><bdi>{value}</bdi></b></li>)}</ul>;
   return (
     <div data-testid="guest">
       <div class="row">

@@ -1,16 +1,20 @@
 import type { FunctionComponent } from 'preact';
 import type { Call } from '../api.ts';
+import type { IconName } from '../icons.tsx';
 import { lazy } from '../lazy.tsx';
 import type { Key } from '../strings.ts';
 import type { PanelProps } from './common.tsx';
 import type { Game } from './games.tsx';
-import { Home } from './home.tsx';
-import { Rewards } from './rewards.tsx';
 import type { ShareInfo } from './share.tsx';
 
+/** A section's data: loading, answered, or failed with the message to show. */
+export type Loaded = { state: 'ready'; data: unknown } | { state: 'error'; message: string } | { state: 'loading' };
+
+/** A section of the drawer: a button on the home, and a view behind it. */
 export interface PanelDef {
-  /** Also the translation key of its tab. */
+  /** Also the translation key of its name. */
   id: Key;
+  icon: IconName;
   /** The widget setting that must be on for the panel to show. */
   feature: string;
   /** Fetches the panel's data; null hides the panel (nothing to show). */
@@ -35,18 +39,18 @@ async function loadShare(call: Call) {
   return { ...info, link: referral?.shareLink };
 }
 
-// Home and Rewards are in the main script; the other panels' views are chunks (chunks.ts), fetched
-// when first shown. Their data loads with the others' when the drawer opens, so their tabs appear alike.
+// The home is in the main script; every section's view is a chunk (chunks.ts), fetched when first shown. Their data loads with the others' when the drawer opens:
+// the home's ways to earn and redeem come from it, and its section buttons appear alike.
 export const PANELS: PanelDef[] = [
-  { id: 'home', feature: 'points', load: get('/history?limit=10'), view: Home },
-  { id: 'rewards', feature: 'rewards', load: get('/rewards'), view: Rewards },
-  { id: 'myRewards', feature: 'rewards', load: get('/claims'), view: lazy('myRewards', (m: typeof import('./my-rewards.tsx')) => m.MyRewards) },
-  { id: 'quests', feature: 'quests', load: get('/quests'), view: lazy('quests', (m: typeof import('./quests.tsx')) => m.Quests) },
-  { id: 'badges', feature: 'badges', load: get('/badges'), view: lazy('badges', (m: typeof import('./badges.tsx')) => m.Badges) },
-  { id: 'games', feature: 'games', load: get('/games'), view: lazy('games', (m: typeof import('./games.tsx')) => m.Games) },
-  { id: 'checkin', feature: 'checkin', load: loadCheckin, view: lazy('checkin', (m: typeof import('./checkin.tsx')) => m.CheckinPanel) },
-  { id: 'referrals', feature: 'referrals', load: get('/referral'), view: lazy('referrals', (m: typeof import('./referral.tsx')) => m.ReferralPanel) },
-  { id: 'promo', feature: 'promo', load: async () => ({}), view: lazy('promo', (m: typeof import('./promo.tsx')) => m.Promo) },
-  { id: 'share', feature: 'share', load: loadShare, view: lazy('share', (m: typeof import('./share.tsx')) => m.SharePanel) },
-  { id: 'leaderboard', feature: 'leaderboard', load: get('/leaderboard'), view: lazy('leaderboard', (m: typeof import('./leaderboard.tsx')) => m.Leaderboard) },
+  { id: 'rewards', icon: 'gift', feature: 'rewards', load: get('/rewards'), view: lazy('rewards', (m: typeof import('./rewards.tsx')) => m.Rewards) },
+  { id: 'myRewards', icon: 'ticket', feature: 'rewards', load: get('/claims'), view: lazy('myRewards', (m: typeof import('./my-rewards.tsx')) => m.MyRewards) },
+  { id: 'quests', icon: 'flag', feature: 'quests', load: get('/quests'), view: lazy('quests', (m: typeof import('./quests.tsx')) => m.Quests) },
+  { id: 'checkin', icon: 'calendar', feature: 'checkin', load: loadCheckin, view: lazy('checkin', (m: typeof import('./checkin.tsx')) => m.CheckinPanel) },
+  { id: 'referrals', icon: 'users', feature: 'referrals', load: get('/referral'), view: lazy('referrals', (m: typeof import('./referral.tsx')) => m.ReferralPanel) },
+  { id: 'share', icon: 'share', feature: 'share', load: loadShare, view: lazy('share', (m: typeof import('./share.tsx')) => m.SharePanel) },
+  { id: 'games', icon: 'dice', feature: 'games', load: get('/games'), view: lazy('games', (m: typeof import('./games.tsx')) => m.Games) },
+  { id: 'badges', icon: 'medal', feature: 'badges', load: get('/badges'), view: lazy('badges', (m: typeof import('./badges.tsx')) => m.Badges) },
+  { id: 'promo', icon: 'tag', feature: 'promo', load: async () => ({}), view: lazy('promo', (m: typeof import('./promo.tsx')) => m.Promo) },
+  { id: 'leaderboard', icon: 'trophy', feature: 'leaderboard', load: get('/leaderboard'), view: lazy('leaderboard', (m: typeof import('./leaderboard.tsx')) => m.Leaderboard) },
+  { id: 'history', icon: 'clock', feature: 'points', load: get('/history?limit=10'), view: lazy('history', (m: typeof import('./history.tsx')) => m.History) },
 ];

@@ -11,10 +11,10 @@ export function Leaderboard({ data }: PanelProps<Board>) {
     <div>
       {data.member?.rank && <p><b>{t('rank', { n: data.member.rank })}</b></p>}
       {data.entries.length === 0 ? <p class="muted">{t('empty')}</p> : (
-        <ol style={{ margin: 0, padding: 0, listStyle: 'none' }}>
+        <ol class="list">
           {data.entries.map((entry) => (
             <li key={entry.rank} style={entry.isMember ? { fontWeight: 700 } : {}}>
-              <span>#{number(entry.rank)} {entry.isMember ? t('you') : entry.name ?? '—'}</span><span>{number(entry.points)}</span>
+              <span>#{number(entry.rank)} <bdi>{entry.isMember ? t('you') : entry.name ?? '—'}</bdi></span><span>{number(entry.points)}</span>
             </li>
           ))}
         </ol>

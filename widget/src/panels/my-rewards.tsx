@@ -19,13 +19,13 @@ export function MyRewards({ data, reload }: PanelProps<{ claims: MyClaim[] }>) {
   return (
     <ul data-testid="my-rewards">
       {data.claims.map((claim) => (
-        <li key={claim.id} class="card" style={{ display: 'block' }}>
-          <div class="row"><b class="grow">{claim.reward.name}</b><span class="muted">{t(`s_${claim.status}` as Key)}</span></div>
+        <li key={claim.id} class="card">
+          <div class="row"><b class="grow"><bdi>{claim.reward.name}</bdi></b><span class="muted">{t(`s_${claim.status}` as Key)}</span></div>
           <div class="muted">{date(claim.createdAt)}</div>
           {claim.couponCode && <Coupon code={claim.couponCode} />}
           {claim.digitalContent && (isLink(claim.digitalContent)
             ? <a class="btn ghost" href={claim.digitalContent} target="_blank" rel="noopener noreferrer">{t('openLink')}</a>
-            : <div class="row"><span class="code grow">{claim.digitalContent}</span><CopyButton text={claim.digitalContent} /></div>)}
+            : <div class="row"><span class="code grow" dir="ltr">{claim.digitalContent}</span><CopyButton text={claim.digitalContent} /></div>)}
           {claim.raffle && (claim.raffle.drawnAt ? <div class="muted">{t('drawnOn', { d: date(claim.raffle.drawnAt) })}</div>
             : claim.raffle.closesAt && <div class="muted">{t('drawOn', { d: date(claim.raffle.closesAt) })}</div>)}
         </li>

@@ -1,6 +1,6 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import { pointsText } from '../format.tsx';
+import { pointsText } from './words.ts';
 import { Coupon, ErrorNote, useAction } from './common.tsx';
 
 interface Redeemed { success: boolean; pointsAwarded: number; basePoints: number; multiplier: number; claim: { couponCode?: string } | null; member: { points: number } }

@@ -2,7 +2,7 @@ import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import { Coupon, ErrorNote, useAction, type PanelProps } from './common.tsx';
 
-interface Reward {
+export interface Reward {
   id: string; name: string; description: string | null; imageUrl: string | null; pointsCost: number; type: string;
   stockRemaining: number | null; userClaims: number; maxClaimsPerUser: number | null; minLevel: number; levelRequired: boolean;
   canClaim: boolean; affordableIn: number;
@@ -27,7 +27,7 @@ function RewardCard({ reward, reload }: { reward: Reward; reload: () => void }) 
     <div class="card">
       <div class="row">
         {reward.imageUrl && <img src={reward.imageUrl} alt="" width={40} height={40} />}
-        <div class="grow"><b>{reward.name}</b>{reward.description && <div class="muted">{reward.description}</div>}</div>
+        <div class="grow"><b><bdi>{reward.name}</bdi></b>{reward.description && <div class="muted"><bdi>{reward.description}</bdi></div>}</div>
         <b>{t('cost', { n: reward.pointsCost })}</b>
       </div>
       {claim ? (

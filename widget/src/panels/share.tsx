@@ -1,7 +1,7 @@
 import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import type { Availability } from '../api.ts';
-import { closedText, pointsText } from '../format.tsx';
+import { closedText, pointsText } from './words.ts';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 import { shareLinks } from './referral.tsx';
 
