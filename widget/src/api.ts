@@ -128,7 +128,7 @@ export const connection = { offline: false, listeners: new Set<() => void>() };
 const setOffline = (offline: boolean) => {
   if (connection.offline === offline) return;
   connection.offline = offline;
-  connection.listeners.forEach((listener) => listener());
+  for (const listener of connection.listeners) listener();
 };
 
 /** The JSON of an answer, or its ApiError (with Retry-After in seconds when it has one). */
@@ -194,7 +194,10 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
     const { timestamp, signature, member } = ticket;
     const answer = await send<T & { session?: typeof session }>(method, path, body,
       { ...headers, 'X-Widget-Auth': base64(JSON.stringify({ publicKey, externalId, timestamp, signature, ...(member ? { member } : {}) })) });
-    if (answer.session) store.set(key, (session = answer.session));
+    if (answer.session) {
+      session = answer.session;
+      store.set(key, session);
+    }
     return answer;
   };
 
@@ -218,7 +221,10 @@ export function client(config: Config, apiUrl: string, signal: AbortSignal): Cal
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) throw error;
       // Calls running side by side share one renewal; a session another call has renewed meanwhile is kept.
-      if (session === used) store.set(key, (session = null));
+      if (session === used) {
+        session = null;
+        store.set(key, session);
+      }
       if (!session) {
         if (!config.fetchAuth) throw error;
         // When the shop cannot sign now either, the shopper reads "session ended" and Retry tries again.

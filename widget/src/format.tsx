@@ -32,7 +32,8 @@ export function useReconnect(call: Call, onBack: () => void): void {
     const retry = () => {
       clearTimeout(timer);
       void call('GET', '/profile').catch(() => undefined);
-      timer = window.setTimeout(retry, (wait = Math.min(wait * 2, 60_000)));
+      wait = Math.min(wait * 2, 60_000);
+      timer = window.setTimeout(retry, wait);
     };
     timer = window.setTimeout(retry, wait);
     addEventListener('online', retry);

@@ -20,7 +20,9 @@ export const script = document.currentScript as HTMLScriptElement | null;
 let base = script?.src;
 
 /** Where the chunks are when this script's address is unknown (bundled into a page's own script): the server's. */
-export const chunksFrom = (apiUrl: string) => void (base = script?.src || `${apiUrl}/widget.js`);
+export const chunksFrom = (apiUrl: string) => {
+  base = script?.src || `${apiUrl}/widget.js`;
+};
 
 const loading = new Map<ChunkName, Promise<object>>();
 
@@ -71,7 +73,9 @@ export function lazy<M>(name: ChunkName, pick: (module: M) => FunctionComponent<
         View = pick(module as M);
         if (live) setLoaded(true);
       }, () => live && setFailed(true));
-      return () => void (live = false);
+      return () => {
+        live = false;
+      };
     }, [failed]);
     if (View) return <View {...props} />;
     return failed ? (

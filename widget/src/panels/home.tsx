@@ -38,8 +38,9 @@ export function Home({ init, panels, shown, go }: HomeProps) {
   };
   const earn: Way[] = [];
   const quests = ready<{ quests: Quest[] }>('quests');
-  quests?.data.quests.filter((quest) => quest.status !== 'COMPLETED').slice(0, TEASED).forEach((quest) => earn.push(
-    { key: quest.id, icon: 'flag', label: quest.name, value: `+${number(quest.points)}`, multiplier: quest.multiplier, panel: quests.panel }));
+  for (const quest of quests?.data.quests.filter((quest) => quest.status !== 'COMPLETED').slice(0, TEASED) ?? []) {
+    earn.push({ key: quest.id, icon: 'flag', label: quest.name, value: `+${number(quest.points)}`, multiplier: quest.multiplier, panel: quests!.panel });
+  }
   const checkin = ready<Checkin>('checkin');
   if (checkin?.data.canCheckin) {
     earn.push({ key: 'checkin', icon: 'calendar', label: t('checkin'), value: `+${number(checkin.data.todayReward)}`, multiplier: checkin.data.multiplier, panel: checkin.panel });
