@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeSize, gzip, readWidgetFiles, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/files.ts';
+import { describeSize, gzip, readWidgetFiles, scriptVersion, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/files.ts';
 import { CHUNKS } from '../widget/src/chunks.ts';
 import { EN, KEYS, LANGUAGES } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
@@ -83,6 +83,18 @@ describe('GET /widget.js', () => {
     const again = await api.get('/widget.js', { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
+  });
+
+  it('lets the current version of widget.js be cached for a year, and serves any other version briefly', async () => {
+    const api = client(server.url);
+    const version = scriptVersion(readWidgetFiles()!.get(WIDGET_SCRIPT)!);
+    const pinned = await api.get(`/widget.js?v=${version}`, { headers: { 'accept-encoding': 'identity' } });
+    expect(pinned.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.byteLength(pinned.text)).toBe(readWidgetFiles()!.get(WIDGET_SCRIPT)!.length);
+    // A page still pinned to an older release gets the current script, and looks again soon.
+    const old = await api.get('/widget.js?v=00000000');
+    expect(old.status).toBe(200);
+    expect(old.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
   });
 
   it('serves each language\'s strings to any origin, and 404 for a language it does not have', async () => {

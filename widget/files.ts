@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -39,6 +40,12 @@ export function writeWidgetFiles(files: WidgetFiles, dir = BUILT_WIDGET_DIR): vo
   renameSync(temp, target);
   rmSync(old, { recursive: true, force: true });
 }
+
+/** A file's SHA-256 in hex: its ETag, and widget.js's version (`scriptVersion`). */
+export const contentHash = (code: Buffer) => createHash('sha256').update(code).digest('hex');
+
+/** widget.js's version, for `widget.js?v=…`, which may be cached a year: its hash's first 8 hex digits. */
+export const scriptVersion = (code: Buffer) => contentHash(code).slice(0, 8);
 
 export const gzip = (code: Buffer) => gzipSync(code, { level: 9 });
 

@@ -4,7 +4,7 @@ import { getSettings } from '../../src/domain/project/settings.ts';
 import { signWidgetSession } from '../../src/domain/widget/widget-auth.ts';
 import { validate } from '../../src/shared/validate.ts';
 import { widgetMember } from '../../src/schemas/widget.ts';
-import { describeSize, readWidgetFiles, writeWidgetFiles } from '../../widget/files.ts';
+import { describeSize, readWidgetFiles, scriptVersion, WIDGET_SCRIPT, writeWidgetFiles } from '../../widget/files.ts';
 import { withStore } from '../context.ts';
 import { printJson } from '../output.ts';
 
@@ -49,4 +49,5 @@ widgetCommand.command('files')
     if (!files) throw new Error('the widget is not built: run `npm run build` (npm ci does it)');
     if (options.outDir) writeWidgetFiles(files, options.outDir);
     console.log(describeSize(files));
+    console.log(`\nVersioned address (may be cached for a year; changes with every release): /widget.js?v=${scriptVersion(files.get(WIDGET_SCRIPT)!)}`);
   });

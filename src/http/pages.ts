@@ -11,7 +11,7 @@ import { demoProject } from '../domain/widget/widget-demo.ts';
 import { rootPath } from '../shared/root.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
-import { widgetAsset } from './widget-assets.ts';
+import { widgetAsset, widgetVersion } from './widget-assets.ts';
 
 const DOCS_DIR = rootPath('docs/');
 const DOC_FILES = readdirSync(DOCS_DIR);
@@ -178,7 +178,10 @@ function widgetFile(event: H3Event, path: string): Response {
   const headers = {
     'content-type': 'text/javascript; charset=utf-8',
     etag: asset.etag,
-    'cache-control': path === WIDGET_SCRIPT ? 'public, max-age=300, stale-while-revalidate=86400' : 'public, max-age=31536000, immutable',
+    // widget.js?v=VERSION (the current build's) may be kept a year: a new release has a new version.
+    // Another or no version gets the current script, revalidated after 5 minutes.
+    'cache-control': path === WIDGET_SCRIPT && getQuery(event).v !== widgetVersion()
+      ? 'public, max-age=300, stale-while-revalidate=86400' : 'public, max-age=31536000, immutable',
     'cross-origin-resource-policy': 'cross-origin',
     vary: 'Accept-Encoding',
   };
