@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
-import { widgetClient, type WidgetSigner } from './helpers/widget.ts';
+import { widgetClient, type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
 
 // The widget's rewards, games, check-in, promo codes, referrals, social share and leaderboard,
 // through HTTP with a signed X-Widget-Auth, against the real SQLite file.
@@ -22,17 +22,7 @@ afterAll(async () => {
 });
 
 /** A member's widget, after init, holding `points`. */
-async function shopper(externalId: string, points = 0, member?: unknown) {
-  const w = widgetClient(server.url, signer, externalId, server.clock.now, member);
-  expect((await w.post('/init')).status).toBe(200);
-  if (points > 0) expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
-  return w;
-}
-async function create(kind: string, body: Record<string, unknown>) {
-  const res = await server.api.post(`/api/v1/${kind}`, body);
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
+const { shopper, create } = shopperHelpers(() => server, () => signer);
 const balance = async (externalId: string) => (await server.api.get(`/api/v1/members/${externalId}`)).body.points as number;
 const setFeatures = async (features: Record<string, boolean>) =>
   expect((await server.api.patch('/api/v1/project', { widget: { features } })).status).toBe(200);

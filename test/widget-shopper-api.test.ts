@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawRaffle, fulfilClaim } from '../src/domain/rewards/claims.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
-import { widgetClient, type WidgetSigner } from './helpers/widget.ts';
+import { widgetClient, type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
 
 // Issue 25 through the widget API: My rewards (item 2), numbers with their multiplier (item 4),
 // history lines the widget words itself (item 10) and the guest view (item 7).
@@ -17,17 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function shopper(externalId: string, points = 0) {
-  const w = widgetClient(server.url, signer, externalId, server.clock.now);
-  expect((await w.post('/init')).status).toBe(200);
-  if (points > 0) expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
-  return w;
-}
-async function create(kind: string, body: Record<string, unknown>) {
-  const res = await server.api.post(`/api/v1/${kind}`, body);
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
+const { shopper, create } = shopperHelpers(() => server, () => signer);
 
 describe('GET /api/widget/claims (My rewards)', () => {
   it('lists every claim newest first with its code, digital content, raffle dates and fulfilment status', async () => {

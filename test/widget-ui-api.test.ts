@@ -4,7 +4,7 @@ import { EN, KEYS } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
-import { widgetClient, type WidgetSigner } from './helpers/widget.ts';
+import { widgetClient, type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
 
 // Issue 25 through the widget API, for the shopper UI: init returns the level (item 5) and the
 // strings of the visitor's language (speed), the programme's name (item 14), Arabic and Hebrew
@@ -23,17 +23,7 @@ afterAll(() => {
   return server.stop();
 });
 
-async function shopper(externalId: string, points = 0) {
-  const w = widgetClient(server.url, signer, externalId, server.clock.now);
-  expect((await w.post('/init')).status).toBe(200);
-  if (points > 0) expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
-  return w;
-}
-async function create(kind: string, body: Record<string, unknown>) {
-  const res = await server.api.post(`/api/v1/${kind}`, body);
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
+const { shopper, create } = shopperHelpers(() => server, () => signer);
 const wordsOf = (language: string) => Object.fromEntries(KEYS.map((key, i) => [key, (language === 'en' ? EN : TRANSLATIONS[language]!).split('|')[i]]));
 
 describe('POST /api/widget/init for the home', () => {

@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { expect } from 'vitest';
+import type { TestServer } from './server.ts';
 import { client } from './http.ts';
 
 export interface WidgetSigner {
@@ -36,5 +38,25 @@ export function widgetClient(baseUrl: string, signer: WidgetSigner, externalId: 
     get: (path: string, headers?: Record<string, string>) => api.get(`/api/widget${path}`, auth(headers)),
     post: (path: string, body?: unknown, headers?: Record<string, string>) => api.post(`/api/widget${path}`, body, auth(headers)),
     patch: (path: string, body?: unknown, headers?: Record<string, string>) => api.patch(`/api/widget${path}`, body, auth(headers)),
+  };
+}
+
+/**
+ * A shopper's widget client for a test server: init done (so the member exists), and `points`
+ * awarded through the server API when given. Also `createItem`, a catalog item through that API.
+ */
+export function shopperHelpers(server: () => TestServer, signer: () => WidgetSigner) {
+  return {
+    async shopper(externalId: string, points = 0, member?: unknown) {
+      const w = widgetClient(server().url, signer(), externalId, server().clock.now, member);
+      expect((await w.post('/init')).status).toBe(200);
+      if (points > 0) expect((await server().api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
+      return w;
+    },
+    async create(kind: string, body: Record<string, unknown>) {
+      const res = await server().api.post(`/api/v1/${kind}`, body);
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as string;
+    },
   };
 }
