@@ -1,16 +1,4 @@
-// A webhook backlog's cost:  npm run bench:backlog -- [--backlog 200000] [--seconds 20] [--rate 200] [--ledger 150000]
-//
-// Every server starts on a database that already holds `ledger` transactions, and each phase
-// reports the p99 of its first 3 s after the URL is printed (the cold start; target, "Runs for
-// months" item 10: <= 100 ms with >= 150,000 ledger rows, and with a 200,000-delivery backlog).
-// 1. Award p99 at a steady rate (open loop: latency counted from each award's due time) on a server
-//    whose one endpoint is black-holed, with no delivery waiting and then with `backlog` waiting.
-//    Target (issue "Runs for months", item 1): within 5 ms of each other.
-// 2. The same endpoint healthy again, on a server started on that backlog: peak RSS while it drains,
-//    the drain rate idle, and award p99 at the steady rate during the drain.
-//    Targets (item 2): peak RSS <= 256 MiB, idle drain >= 2,000/s, p99 within 10 ms of normal.
-// Servers run pinned to CPU 0 (taskset), this process (load and receivers) on CPU 1.
-import { spawn, type ChildProcess } from 'node:child_process';
+
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -18,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const MEMBERS = 1000;
@@ -69,28 +58,10 @@ async function serve([db, masterKey, webhookUrl, backlogText, ledgerText]: strin
   process.stdin.resume();
 }
 
-interface Child { process: ChildProcess; url: string; secretKey: string }
-
-function startChild(dir: string, webhookUrl: string, backlog: number, ledger: number): Promise<Child> {
-  const masterKey = randomBytes(32).toString('hex');
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', SELF, 'serve', join(dir, `b-${Date.now()}.db`), masterKey, webhookUrl,
-    String(backlog), String(ledger)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ process: child, ...(JSON.parse(line) as { url: string; secretKey: string }) });
-    });
-    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  const exited = new Promise((resolve) => child.process.once('exit', resolve));
-  child.process.kill('SIGTERM');
-  await exited;
-}
+type Child = PinnedServer;
+const startChild = (dir: string, webhookUrl: string, backlog: number, ledger: number) =>
+  startPinnedServer(SELF, [join(dir, `b-${Date.now()}.db`), randomBytes(32).toString('hex'), webhookUrl, String(backlog), String(ledger)]);
+const stopChild = stopPinnedServer;
 
 /** An endpoint that either answers 200 at once, counting, or accepts and never answers. */
 async function startEndpoint(blackHole: boolean) {

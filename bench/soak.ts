@@ -8,7 +8,7 @@
 // restarted on the grown file and measured for its first seconds. Every interval it prints award
 // p50/p99, server RSS, deliveries waiting, rows per table, and the database, WAL and freelist sizes.
 // Then it prints the bytes the database retains per award.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,29 +55,10 @@ async function serve([db, masterKey, webhookUrl]: string[]): Promise<void> {
   process.stdin.resume();
 }
 
-interface Child { process: ChildProcess; url: string; secretKey: string; spawnedAt: number; readyAt: number }
-
-function startChild(db: string, masterKey: string, webhookUrl: string, secretKey = ''): Promise<Child> {
-  const spawnedAt = performance.now();
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', SELF, 'serve', db, masterKey, webhookUrl], {
-    stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, SOAK_SECRET_KEY: secretKey },
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ process: child, spawnedAt, readyAt: performance.now(), ...(JSON.parse(line) as { url: string; secretKey: string }) });
-    });
-    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  const exited = new Promise((resolve) => child.process.once('exit', resolve));
-  child.process.kill('SIGTERM');
-  await exited;
-}
+type Child = PinnedServer;
+const startChild = (db: string, masterKey: string, webhookUrl: string, secretKey = '') =>
+  startPinnedServer(SELF, [db, masterKey, webhookUrl], { SOAK_SECRET_KEY: secretKey });
+const stopChild = stopPinnedServer;
 
 type Mode = 'healthy' | 'slow' | 'blackhole';
 

@@ -10,7 +10,7 @@
 //    each, alternating.
 // Every server runs in its own process pinned to CPU 0 (taskset -c 0); the receiver and the load
 // run in this process / wrk on CPU 1. Targets: >= 1,000 deliveries/s, p99 < 1 s, cost < 15%.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, Agent } from 'node:http';
@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const MEMBERS = 1000;
@@ -52,28 +53,10 @@ async function serve([dir, webhookUrl, backlogArg, runnerArg]: string[]): Promis
   process.stdin.resume();
 }
 
-interface Child { process: ChildProcess; url: string; secretKey: string }
-
-function startChild(dir: string, webhookUrl: string, backlog = 0, runner: 'on' | 'off' = 'on'): Promise<Child> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', SELF, 'serve', dir, webhookUrl, String(backlog), runner], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ process: child, ...(JSON.parse(line) as { url: string; secretKey: string }) });
-    });
-    child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  const exited = new Promise((resolve) => child.process.once('exit', resolve));
-  child.process.kill('SIGTERM');
-  await exited;
-}
+type Child = PinnedServer;
+const startChild = (dir: string, webhookUrl: string, backlog = 0, runner: 'on' | 'off' = 'on') =>
+  startPinnedServer(SELF, [dir, webhookUrl, String(backlog), runner]);
+const stopChild = stopPinnedServer;
 
 /** A receiver that answers 200 at once and tells `onEvent` about each body. */
 async function startReceiver(onEvent: (body: any) => void) {
