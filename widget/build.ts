@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Metafile, Plugin } from 'esbuild';
 import { rootPath } from '../src/shared/root.ts';
 import { CHUNKS, SHARED } from './src/chunks.ts';
-import { WIDGET_SCRIPT, type WidgetFiles } from './files.ts';
+import { scriptVersion, WIDGET_SCRIPT, type WidgetFiles } from './files.ts';
 
 export { describeSize, gzip, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT, type WidgetFiles } from './files.ts';
 
@@ -94,7 +93,7 @@ export async function buildWidget(): Promise<WidgetFiles> {
   for (const name of names) {
     const code = Buffer.from(chunks.outputFiles.find((file) => file.path.endsWith(`/${name}.js`))!.contents);
     // The name lazy.tsx asks for; a new release's chunk never has an old one's name, so it may be cached for good.
-    hashes[name] = createHash('sha256').update(code).digest('hex').slice(0, 8);
+    hashes[name] = scriptVersion(code);
     const file = `widget/${name}.${hashes[name]}.js`;
     files.push([file, code]);
     chunkInputs.set(file, inputsOf(chunks.metafile, `widget-chunks/${name}.js`));

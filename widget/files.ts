@@ -44,7 +44,7 @@ export function writeWidgetFiles(files: WidgetFiles, dir = BUILT_WIDGET_DIR): vo
 /** A file's SHA-256 in hex: its ETag, and widget.js's version (`scriptVersion`). */
 export const contentHash = (code: Buffer) => createHash('sha256').update(code).digest('hex');
 
-/** widget.js's version, for `widget.js?v=…`, which may be cached a year: its hash's first 8 hex digits. */
+/** A script's version: its hash's first 8 hex digits (`widget.js?v=…`, and each chunk's file name). */
 export const scriptVersion = (code: Buffer) => contentHash(code).slice(0, 8);
 
 export const gzip = (code: Buffer) => gzipSync(code, { level: 9 });
