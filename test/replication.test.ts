@@ -140,7 +140,8 @@ describe('replication with Litestream', { timeout: 120_000 }, () => {
 
     // Point in time: the first round, none of the second.
     const asOf = join(dir, 'as-of.db');
-    expect(punchcard(['restore', '--from', replica, '--db', asOf, '--timestamp', between.toISOString()]).status).toBe(0);
+    const restoredAsOf = punchcard(['restore', '--from', replica, '--db', asOf, '--timestamp', between.toISOString()]);
+    expect(restoredAsOf.status, restoredAsOf.stderr).toBe(0);
     const then = await transactionIds(asOf);
     expect(before.filter((id) => !then.has(id))).toEqual([]);
     expect(after.filter((id) => then.has(id))).toEqual([]);
