@@ -50,7 +50,8 @@ export function refuseUnwantedBody(event: H3Event): void {
   if (Number(length ?? 0) > MAX_BODY_BYTES) throw tooLarge();
 }
 
-async function readText(event: H3Event): Promise<string> {
+/** The body as received, within the size limit: for routes that check a signature over its bytes before parsing. */
+export async function readRawBody(event: H3Event): Promise<string> {
   if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const node = event.runtime?.node?.req as IncomingMessage | undefined;
   if (node) return readNodeBody(node);
@@ -98,7 +99,7 @@ export function parseJson(text: string, what: string): unknown {
  * `application/json` or unparsable JSON is a 400 that says so.
  */
 export async function readJson(event: H3Event, { emptyAllowed = false } = {}): Promise<unknown> {
-  const text = await readText(event);
+  const text = await readRawBody(event);
   if (text.trim() === '') {
     if (emptyAllowed) return {};
     throw badRequest('The request body is empty; send a JSON object with Content-Type: application/json.');

@@ -4,7 +4,7 @@ import { badRequest } from '../shared/errors.ts';
 import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
-import { pathParam, readJson, readQuery } from './request.ts';
+import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
@@ -26,6 +26,8 @@ export type Input<C, P extends string, B, Q> = C & {
   event: H3Event;
   now: Date;
   body: Output<B>;
+  /** The body as received, where the route asks for it (`rawBody`): signed deliveries check their signature over it. */
+  raw: string;
   query: Output<Q>;
   /** A path parameter, fully decoded (400 when its percent-encoding is not UTF-8). */
   param: (name: ParamsOf<P>) => string;
@@ -36,6 +38,8 @@ export interface RouteOptions<B, Q, I> {
   body?: B;
   /** An empty body counts as `{}`: for routes whose body is optional or empty. */
   optionalBody?: true;
+  /** Read the body as text without parsing it (`input.raw`): for signed deliveries, whose handler checks the signature, then parses. */
+  rawBody?: true;
   query?: Q;
   /**
    * The handler runs in one transaction (the next group commit), so it is synchronous. A write that
@@ -148,11 +152,12 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;
+      const raw = options.rawBody ? await readRawBody(event) : '';
       const query = options.query ? readQuery(event, options.query) : undefined;
       if (options.secret && event.req.headers.has('idempotency-key')) {
         throw badRequest('Idempotency-Key is not accepted here: the answer carries a secret, which is never stored for a replay.');
       }
-      const input = { ...caller, event, now, body, query, param: (name: string) => pathParam(event, name) } as Input<C, P, B, Q>;
+      const input = { ...caller, event, now, body, raw, query, param: (name: string) => pathParam(event, name) } as Input<C, P, B, Q>;
       const run = async () => {
         if (!mounted.write) {
           const result = await handler(input);
