@@ -49,6 +49,11 @@ export interface RouteOptions<B, Q, I> {
   write?: true;
   /** The answer carries a secret, which is never stored for a replay: an Idempotency-Key is refused. */
   secret?: true;
+  /**
+   * What the route answers, by status (200, 201...): the OpenAPI document describes each body with
+   * it. Errors need not be listed: every route can answer `{error, message}`.
+   */
+  responses?: Partial<Record<number, Schema>>;
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
 }
@@ -61,6 +66,7 @@ export interface MountedRoute {
   path: string;
   body: Schema | undefined;
   query: Schema | undefined;
+  responses: Partial<Record<number, Schema>>;
   write: boolean;
   /** A write that is not a GET: Idempotency-Key is honoured (or refused where `secret`). */
   changes: boolean;
@@ -144,6 +150,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       path: `${surface.base}${path}`,
       body: options.body,
       query: options.query,
+      responses: options.responses ?? {},
       write: options.write === true,
       changes: options.write === true && method !== 'GET',
     };
