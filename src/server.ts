@@ -21,6 +21,7 @@ import { createLogger, type LogLevel } from './shared/log.ts';
 import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
 import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './db/store.ts';
+import { commerceSettings, type CommerceSettings } from './integrations/commerce/woo-client.ts';
 
 export interface ServeOptions {
   db: string;
@@ -37,6 +38,8 @@ export interface ServeOptions {
   scheduler?: boolean;
   /** Outbound webhooks: --allow-insecure-webhooks, the attempt timeout, the delivery runner, retention. */
   webhooks?: DeliveryOptions;
+  /** Connected stores: plain http to loopback stores (--allow-insecure-stores), the REST timeout. */
+  commerce?: Partial<CommerceSettings>;
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
   /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
@@ -124,7 +127,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const committer = new GroupCommitter(db);
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
   const demo = options.demo === true;
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { saveConnection } from '../src/domain/commerce/stores.ts';
 import type { ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 
@@ -175,5 +176,23 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(tableCounts(server)).toEqual(counts);
     expect((await b.api.get('/api/v1/webhooks')).body.webhooks.map((w: { id: string }) => w.id)).toEqual([bHook.body.id]);
     expect((await b.api.delete(path)).status).toBe(200);
+  });
+  it("answers 404 on every commerce route for another project's store, and changes nothing", async () => {
+    const connection = { storeId: 'store_tenantB', siteUrl: 'https://b-shop.example', organizationId: 'org_b', consumerKey: 'ck_b', consumerSecret: 'cs_b',
+      webhookSecret: 'secret_b', webhooks: [{ id: 1, topic: 'order.updated' }] };
+    saveConnection(server.ctx.db, server.ctx.box, b.projectId, connection, new Date());
+    const snapshot = () => server.ctx.db.prepare('SELECT * FROM commerce_stores WHERE project_id = ?').all(b.projectId);
+    const before = snapshot();
+    const counts = tableCounts(server);
+    const path = '/api/commerce/stores/store_tenantB/settings';
+    const attempts: [string, () => Promise<ApiResponse>][] = [
+      ['GET settings', () => a.api.get(path)],
+      ['PATCH settings', () => a.api.patch(path, { pointsPerDollar: 100 })],
+      ['DELETE connect (A has no store)', () => a.api.delete('/api/commerce/connect')],
+    ];
+    for (const [label, attempt] of attempts) expectNotFound(await attempt(), label);
+    expect(snapshot()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+    expect((await b.api.get(path)).status).toBe(200);
   });
 });

@@ -61,6 +61,8 @@ export const serveCommand: Command = new Command('serve')
   .option('--demo', 'serve the demo shop page at /demo for the demo project "punchcard seed --demo" creates (off by default)')
   .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests); the variable takes true/false/1/0/yes/no')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
+  .addOption(new Option('--allow-insecure-stores', 'let WooCommerce stores be connected over plain http on loopback hosts (development and tests)')
+    .env('PUNCHCARD_ALLOW_INSECURE_STORES'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
   .addOption(new Option('--webhook-dead-retention <duration>', 'keep dead webhook deliveries (given up after 5 attempts) this long')
@@ -98,6 +100,7 @@ export const serveCommand: Command = new Command('serve')
         allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
         deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
       },
+      commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
       connections: {

@@ -10,7 +10,8 @@ import { OFF, type ReplicationStatus } from '../replication/status.ts';
 /** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
 const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
 
-const SERVER_API = /^\/api\/v1(?:\/|$)/;
+// The commerce routes are limited per key too, and a store's burst of deliveries by its signature checks, not by its address.
+const SERVER_API = /^\/api\/(?:v1|commerce)(?:\/|$)/;
 
 /** A 429 any page can read, Retry-After included: the widget on a shop's page shows it rather than "Failed to fetch". */
 function limitAddress(event: H3Event, ctx: AppContext): void {

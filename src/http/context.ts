@@ -5,6 +5,7 @@ import type { WebhookSettings } from '../webhooks/dispatcher.ts';
 import type { Logger } from '../shared/log.ts';
 import type { Guard } from './guard.ts';
 import type { ReplicationStatus } from '../replication/status.ts';
+import type { CommerceSettings } from '../integrations/commerce/woo-client.ts';
 
 /** What every route needs: the store, the clock, and the one way to write. */
 export interface AppContext {
@@ -20,6 +21,8 @@ export interface AppContext {
   publicUrl: () => string;
   /** Rate limits and client addresses. */
   guard: Guard;
+  /** Connected stores: --allow-insecure-stores and the REST timeout. */
+  commerce: CommerceSettings;
   /** Replication as /healthz reports it; null when the server does not replicate. */
   replication?: () => ReplicationStatus | null;
 }

@@ -15,6 +15,8 @@ import { referralRoutes } from './v1/referrals.ts';
 import { rewardRoutes } from './v1/rewards.ts';
 import { shareRoutes } from './v1/share.ts';
 import { webhookRoutes } from './v1/webhooks.ts';
+import { commerceSurface, deliverySurface } from './commerce/api.ts';
+import { commerceResources, deliveryResources } from './commerce/resources.ts';
 import { guestSurface, widgetSurface } from './widget/api.ts';
 import { badgeRoutes as widgetBadges } from './widget/badges.ts';
 import { claimRoutes as widgetClaims } from './widget/claims.ts';
@@ -40,6 +42,7 @@ export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
   return [
     ...mountSurface(app, ctx, serverSurface(ctx), [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes,
       rewardRoutes, promoRoutes, referralRoutes, gameRoutes, leaderboardRoutes, shareRoutes, webhookRoutes]),
+    ...mountSurface(app, ctx, commerceSurface(ctx), commerceResources), ...mountSurface(app, ctx, deliverySurface(ctx), deliveryResources),
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
     ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
       widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard]),

@@ -64,6 +64,7 @@ export async function startTestServer(options: {
     db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
     // Receivers in tests listen on 127.0.0.1 over plain http.
     webhooks: { allowInsecure: true, ...options.webhooks },
+    commerce: { allowInsecure: true }, // the fake WooCommerce store listens on 127.0.0.1 over plain http
     guard: options.guard ?? RAISED_LIMITS,
     connections: options.connections,
   });
