@@ -209,3 +209,87 @@ export class FakeWooCommerce {
 export async function startFakeWooCommerce(): Promise<FakeWooCommerce> {
   return new FakeWooCommerce().start();
 }
+
+export interface OrderLine {
+  productId: number;
+  variationId?: number;
+  quantity: number;
+  /** Unit price before tax, as text: "25.00". */
+  price: string;
+  /** The line's tax, as text. */
+  tax: string;
+}
+
+export interface OrderSpec {
+  id: number;
+  status: string;
+  /** 0 for a guest. */
+  customerId?: number;
+  email?: string;
+  lines?: OrderLine[];
+  shipping?: string;
+  shippingTax?: string;
+  /** Refunds so far, newest first as WooCommerce lists them: totals as positive text ("19.80"). */
+  refunds?: { id: number; amount: string }[];
+  /** date_modified_gmt: the later state has the later time. */
+  modified: string;
+}
+
+const cents = (text: string) => Math.round(Number(text) * 100);
+const money = (value: number) => (value / 100).toFixed(2);
+
+/**
+ * A WooCommerce REST v3 order as a webhook delivers it: every field a v3 order has, money as
+ * decimal strings, totals computed from the lines, shipping and tax as WooCommerce computes them.
+ */
+export function wooOrder(spec: OrderSpec): Record<string, unknown> {
+  const lines = spec.lines ?? [
+    { productId: 11, quantity: 2, price: '25.00', tax: '5.00' },
+    { productId: 12, quantity: 1, price: '30.00', tax: '3.00' },
+  ];
+  const shipping = cents(spec.shipping ?? '10.00');
+  const shippingTax = cents(spec.shippingTax ?? '1.00');
+  const items = lines.map((line, index) => {
+    const total = cents(line.price) * line.quantity;
+    return {
+      id: 1000 + index, name: `Product ${line.productId}`, product_id: line.productId, variation_id: line.variationId ?? 0, quantity: line.quantity,
+      tax_class: '', subtotal: money(total), subtotal_tax: line.tax, total: money(total), total_tax: line.tax,
+      taxes: [{ id: 1, total: line.tax, subtotal: line.tax }], meta_data: [], sku: `SKU-${line.productId}`, price: Number(line.price),
+      image: { id: '', src: '' }, parent_name: null,
+    };
+  });
+  const itemsTotal = items.reduce((sum, item) => sum + cents(item.total), 0);
+  const cartTax = lines.reduce((sum, line) => sum + cents(line.tax), 0);
+  const total = itemsTotal + cartTax + shipping + shippingTax;
+  const customerId = spec.customerId ?? 7;
+  const email = spec.email ?? `customer${customerId}@shop.example`;
+  const address = { first_name: 'Ada', last_name: 'Lovelace', company: '', address_1: '12 Analytical Row', address_2: '', city: 'London', state: '', postcode: 'N1 9GU', country: 'GB' };
+  return {
+    id: spec.id, parent_id: 0, status: spec.status, currency: 'EUR', version: '9.4.2', prices_include_tax: false,
+    date_created: '2026-01-15T11:00:00', date_modified: spec.modified, discount_total: '0.00', discount_tax: '0.00',
+    shipping_total: money(shipping), shipping_tax: money(shippingTax), cart_tax: money(cartTax), total: money(total), total_tax: money(cartTax + shippingTax),
+    customer_id: customerId, order_key: `wc_order_${spec.id}abc`,
+    billing: { ...address, email, phone: '+44 20 7946 0000' }, shipping: { ...address, phone: '' },
+    payment_method: 'stripe', payment_method_title: 'Credit card', transaction_id: `pi_${spec.id}`, customer_ip_address: '203.0.113.9',
+    customer_user_agent: 'Mozilla/5.0', created_via: 'checkout', customer_note: '', date_completed: spec.status === 'completed' ? spec.modified : null,
+    date_paid: '2026-01-15T11:00:05', cart_hash: 'a1b2c3', number: String(spec.id), meta_data: [], line_items: items,
+    tax_lines: [{ id: 1, rate_code: 'GB-VAT-1', rate_id: 1, label: 'VAT', compound: false, tax_total: money(cartTax), shipping_tax_total: money(shippingTax), rate_percent: 10, meta_data: [] }],
+    shipping_lines: [{ id: 2, method_title: 'Flat rate', method_id: 'flat_rate', instance_id: '1', total: money(shipping), total_tax: money(shippingTax), taxes: [], meta_data: [] }],
+    fee_lines: [], coupon_lines: [],
+    refunds: (spec.refunds ?? []).map((refund) => ({ id: refund.id, reason: 'Customer request', total: `-${refund.amount}` })),
+    payment_url: `https://shop.example/checkout/order-pay/${spec.id}/`, is_editable: false, needs_payment: false, needs_processing: true,
+    date_created_gmt: '2026-01-15T11:00:00', date_modified_gmt: spec.modified, date_completed_gmt: spec.status === 'completed' ? spec.modified : null,
+    date_paid_gmt: '2026-01-15T11:00:05', currency_symbol: '€', _links: { self: [{ href: `https://shop.example/wp-json/wc/v3/orders/${spec.id}` }] },
+  };
+}
+
+/** A WooCommerce REST v3 customer as customer.created / customer.updated deliver it. */
+export function wooCustomer(spec: { id: number; email: string; firstName: string; lastName: string }): Record<string, unknown> {
+  const address = { first_name: spec.firstName, last_name: spec.lastName, company: '', address_1: '', address_2: '', city: '', postcode: '', country: '', state: '' };
+  return {
+    id: spec.id, date_created: '2026-01-15T10:00:00', date_created_gmt: '2026-01-15T10:00:00', date_modified: '2026-01-15T10:00:00',
+    date_modified_gmt: '2026-01-15T10:00:00', email: spec.email, first_name: spec.firstName, last_name: spec.lastName, role: 'customer',
+    username: spec.email.split('@')[0], billing: { ...address, email: spec.email, phone: '' }, shipping: { ...address, phone: '' },
+    is_paying_customer: false, avatar_url: 'https://secure.gravatar.com/avatar/0?s=96&d=mm&r=g', meta_data: [],
+  };
+}
