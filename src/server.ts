@@ -22,6 +22,9 @@ import { locateLitestream, startReplication, type ReplicateOptions } from './rep
 import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './db/store.ts';
 import { commerceSettings, type CommerceSettings } from './integrations/commerce/woo-client.ts';
+import { createCouponRunner, type CouponOutcome } from './integrations/commerce/coupon-jobs.ts';
+import type { CouponJob } from './domain/commerce/coupons.ts';
+import { commerceDeps } from './http/commerce/deps.ts';
 
 export interface ServeOptions {
   db: string;
@@ -39,7 +42,7 @@ export interface ServeOptions {
   /** Outbound webhooks: --allow-insecure-webhooks, the attempt timeout, the delivery runner, retention. */
   webhooks?: DeliveryOptions;
   /** Connected stores: plain http to loopback stores (--allow-insecure-stores), the REST timeout. */
-  commerce?: Partial<CommerceSettings>;
+  commerce?: Partial<CommerceSettings> & { runner?: boolean };
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
   /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
@@ -78,6 +81,8 @@ export interface RunningServer {
   store: Store;
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
   deliveries: JobRunner<{ key: string }, AttemptOutcome>;
+  /** The store coupon job runner (retries coupons a store could not create at claim time; `runDue()` drives it by hand). */
+  coupons: JobRunner<CouponJob, CouponOutcome>;
   replication: Replication | null;
   /** WAL and free-page housekeeping; null with Litestream, which then owns checkpoints. */
   maintenance: StorageMaintenance | null;
@@ -161,6 +166,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
+  const coupons = createCouponRunner(commerceDeps(ctx));
+  if (options.commerce?.runner !== false) await coupons.start();
 
   return {
     url,
@@ -170,11 +177,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ctx,
     store,
     deliveries,
+    coupons,
     replication,
     maintenance,
     async close() {
       scheduler?.stop();
       await deliveries.stop();
+      await coupons.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await committer.drain();

@@ -189,6 +189,7 @@ describe('tenancy: a project key sees and changes only its own project', () => {
       ['GET settings', () => a.api.get(path)],
       ['PATCH settings', () => a.api.patch(path, { pointsPerDollar: 100 })],
       ['DELETE connect (A has no store)', () => a.api.delete('/api/commerce/connect')],
+      ['POST coupon', () => a.api.post('/api/commerce/coupons', { storeId: 'store_tenantB', rewardClaimId: 'clm_x', discountType: 'PERCENTAGE', discountValue: 10 })],
     ];
     for (const [label, attempt] of attempts) expectNotFound(await attempt(), label);
     expect(snapshot()).toEqual(before);

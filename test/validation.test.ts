@@ -182,6 +182,10 @@ const cases: Case[] = [
   { name: 'disconnect: a body with fields', method: 'DELETE', path: CONNECT, options: body({ storeId: 'x' }), message: /Unknown field "storeId"/ },
   { name: 'store settings: empty object', method: 'PATCH', path: '/api/commerce/stores/store_none/settings', options: body({}), message: /must change at least one of/ },
   { name: 'store settings: rounding unknown', method: 'PATCH', path: '/api/commerce/stores/store_none/settings', options: body({ rounding: 'HALF_EVEN' }), message: /"rounding" must be one of FLOOR, ROUND, CEIL/ },
+  { name: 'coupon: discountType unknown', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'FREE', discountValue: 1 }), message: /"discountType" must be one of PERCENTAGE, FIXED_CART, FIXED_PRODUCT/ },
+  { name: 'coupon: percentage over 100', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'PERCENTAGE', discountValue: 150 }), message: /"discountValue" must be at most 100 for a PERCENTAGE discount/ },
+  { name: 'coupon: discountValue 0', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'FIXED_CART', discountValue: 0 }), message: /"discountValue" must be at least 0.01/ },
+  { name: 'coupon: rewardClaimId missing', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', discountType: 'FIXED_CART', discountValue: 5 }), message: /"rewardClaimId" is required/ },
   { name: 'webhook delete: a body with fields', method: 'DELETE', path: `${WEBHOOKS}/whk_none`, options: body({ force: true }), message: /Unknown field "force"/ },
 ];
 
