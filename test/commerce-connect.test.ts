@@ -1,5 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { request } from './helpers/http.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer } from './helpers/cli.ts';
+import { client, request } from './helpers/http.ts';
 import { startFakeWooCommerce, type FakeWooCommerce } from './helpers/fake-woocommerce.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -150,5 +154,28 @@ describe('GET/PATCH /api/commerce/stores/{id}/settings', () => {
     }
     expect((await server.api.get(path)).body.settings).toEqual({ ...changed, excludeTax: false });
     expect((await server.api.get('/api/commerce/stores/store_nope/settings')).status).toBe(404);
+  });
+});
+
+describe('serve --allow-insecure-stores', () => {
+  it('is off by default: a plain-http store is refused; the flag allows it on loopback', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'punchcard-stores-'));
+    try {
+      for (const [args, expected] of [[[], 400], [['--allow-insecure-stores'], 201]] as const) {
+        const spawned = await spawnServer(join(dir, `${args.length}.db`), [...args], { PUNCHCARD_ALLOW_INSECURE_STORES: '' });
+        try {
+          const api = client(spawned.url, /secret key\s+(sk_live_\w+)/.exec(spawned.output())![1]);
+          const res = await api.post('/api/commerce/connect', connectBody());
+          expect(res.status, res.text).toBe(expected);
+          if (expected === 400) expect(res.body.message).toMatch(/"siteUrl" must be an https URL/);
+          else expect((await api.delete('/api/commerce/connect')).status).toBe(200);
+        } finally {
+          spawned.child.kill('SIGTERM');
+          await new Promise((resolve) => spawned.child.once('exit', resolve));
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -93,11 +93,12 @@ export function enqueueCoupon(db: Db, input: {
 
 /**
  * POST /api/commerce/coupons: the claim's coupon job, made (or re-aimed, while it waits) with the
- * given discount, and leased for the caller to run at once. 404 for another project's store or
- * claim; 409 when the claim's coupon already exists in the store or the claim has a code of its own.
+ * given discount, due now; the route then creates it in the store after the commit. 404 for
+ * another project's store or claim; 409 when the claim's coupon already exists in the store or the
+ * claim has a code of its own.
  */
 export function prepareCoupon(db: Db, projectId: string, input: { storeId: string; rewardClaimId: string; discountType: DiscountType; discountValue: number },
-  now: Date, leaseUntil: Date): { coupon: CouponView; job: CouponJob | null } {
+  now: Date): CouponView {
   return atomically(db, () => {
     const store = requireStore(db, projectId, input.storeId);
     const claim = stmt<{ id: number; coupon_code: string | null; email: string | null }>(db, `SELECT c.id, c.coupon_code, m.email FROM reward_claims c
@@ -109,15 +110,14 @@ export function prepareCoupon(db: Db, projectId: string, input: { storeId: strin
     if (!existing && claim.coupon_code !== null) throw conflict(`The claim "${input.rewardClaimId}" already has the coupon code "${claim.coupon_code}".`);
     const at = now.toISOString();
     if (existing) {
-      stmt(db, `UPDATE commerce_coupons SET store_id = ?, discount_type = ?, discount_cents = ?, status = 'PENDING', updated_at = ? WHERE id = ?`)
-        .run(store.id, input.discountType, cents, at, existing.id);
+      stmt(db, `UPDATE commerce_coupons SET store_id = ?, discount_type = ?, discount_cents = ?, status = 'PENDING', run_at = ?, updated_at = ? WHERE id = ?`)
+        .run(store.id, input.discountType, cents, at, at, existing.id);
     } else {
       stmt(db, `INSERT INTO commerce_coupons (public_id, project_id, store_id, claim_id, code, discount_type, discount_cents, email, status, run_at,
         created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`)
         .run(newId('cpn'), projectId, store.id, claim.id, newCouponCode(), input.discountType, cents, claim.email, at, at, at);
     }
-    const row = stmt<CouponRow>(db, `${COUPON_SELECT} WHERE c.claim_id = ?`).get(claim.id)!;
-    return { coupon: toView(row), job: leaseRow(db, row, now, leaseUntil) };
+    return toView(stmt<CouponRow>(db, `${COUPON_SELECT} WHERE c.claim_id = ?`).get(claim.id)!);
   });
 }
 

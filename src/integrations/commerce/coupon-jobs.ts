@@ -1,5 +1,5 @@
 import {
-  claimDueCoupons, couponOfClaim, leaseCouponOfClaim, nextCouponDueAt, prepareCoupon, recordCouponCreated, recordCouponFailed, takeOverCouponLeases,
+  claimDueCoupons, couponOfClaim, leaseCouponOfClaim, nextCouponDueAt, recordCouponCreated, recordCouponFailed, takeOverCouponLeases,
   type CouponJob, type CouponView, type DiscountType,
 } from '../../domain/commerce/coupons.ts';
 import { fromCents } from '../../domain/commerce/points-math.ts';
@@ -53,16 +53,11 @@ export async function createClaimCouponNow(deps: CommerceDeps, claimId: string):
   if (job) await runLeased(deps, job);
 }
 
-/** POST /api/commerce/coupons: the coupon job, run at once; 201 when the coupon exists in the store, 202 when it waits for the store. */
-export async function createCouponForClaim(deps: CommerceDeps, projectId: string,
-  input: { storeId: string; rewardClaimId: string; discountType: DiscountType; discountValue: number }): Promise<{ coupon: CouponView; status: 201 | 202 }> {
-  const { coupon, job } = await deps.write(() => {
-    const now = deps.clock();
-    return prepareCoupon(deps.db, projectId, input, now, addMs(now, LEASE_MS));
-  });
-  if (job) await runLeased(deps, job);
-  const view = couponOfClaim(deps.db, input.rewardClaimId) ?? coupon;
-  return { coupon: view, status: view.status === 'CREATED' ? 201 : 202 };
+/** After POST /api/commerce/coupons committed its job: the coupon created at once; 201 when it exists in the store, 202 while it waits for the store. */
+export async function createCouponNow(deps: CommerceDeps, claimId: string): Promise<{ coupon: CouponView | null; status: 201 | 202 }> {
+  await createClaimCouponNow(deps, claimId);
+  const coupon = couponOfClaim(deps.db, claimId);
+  return { coupon, status: coupon?.status === 'CREATED' ? 201 : 202 };
 }
 
 /** The runner of the coupon job table: retries what the claim's own attempt could not create, with back-off. */
