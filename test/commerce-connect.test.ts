@@ -84,6 +84,17 @@ describe('POST /api/commerce/connect', () => {
     expect(res.body).toEqual({ error: 'store_unreachable', message: expect.stringContaining(store.url) });
   });
 
+  it('answers 400 store_redirected when the store redirects, and sends nothing after the redirect', async () => {
+    store.redirectTo = 'https://www.shop.example';
+    try {
+      const res = await server.api.post('/api/commerce/connect', connectBody());
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'store_redirected', message: expect.stringContaining('https://www.shop.example/wp-json/wc/v3/webhooks') });
+    } finally {
+      store.redirectTo = null;
+    }
+  });
+
   it('answers 400 store_api_not_found where no WooCommerce answers', async () => {
     const res = await server.api.post('/api/commerce/connect', { ...connectBody(), siteUrl: `${server.url}/nothing-here` });
     expect(res.status).toBe(400);

@@ -53,6 +53,8 @@ export class FakeWooCommerce {
   readonly pings = new Map<number, number>();
   /** While true every connection is dropped at once, as a store that is down. */
   down = false;
+  /** When set, every REST call is answered 301 to this address (a site that moved to https or www). */
+  redirectTo: string | null = null;
   #nextId = 100;
   #deliveries = 0;
   #server: Server;
@@ -110,6 +112,10 @@ export class FakeWooCommerce {
       res.end(JSON.stringify(body));
     };
     const error = (status: number, code: string, message: string) => send(status, { code, message, data: { status } });
+    if (this.redirectTo !== null) {
+      res.writeHead(301, { location: `${this.redirectTo}${url.pathname}${url.search}` });
+      return res.end();
+    }
     if (!url.pathname.startsWith('/wp-json/wc/v3/')) return error(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     if (!call.authorized) return error(401, 'woocommerce_rest_cannot_view', 'Sorry, you cannot list resources.');
     const route = `${call.method} ${url.pathname.slice('/wp-json/wc/v3'.length).replace(/\/\d+$/, '/:id')}`;

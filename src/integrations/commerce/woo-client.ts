@@ -58,7 +58,8 @@ async function call(creds: StoreCredentials, settings: CommerceSettings, method:
       method,
       headers: { authorization: `Basic ${auth}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
-      redirect: 'error',
+      // A redirect would carry the key elsewhere: the store is connected at the address it answers at.
+      redirect: 'manual',
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
   } catch (error) {
@@ -76,6 +77,10 @@ async function call(creds: StoreCredentials, settings: CommerceSettings, method:
     json = text === '' ? null : JSON.parse(text);
   } catch {
     // Not JSON: judged by its status below.
+  }
+  if (response.status >= 300 && response.status < 400) {
+    const location = response.headers.get('location') ?? 'another address';
+    throw new StoreCallError(new AppError(400, 'store_redirected', `The store ${creds.siteUrl} redirects ${path} to ${location}; connect with the address the store answers at (https, with or without www as the site uses).`), null);
   }
   if (response.ok) return json;
   const wooCode = v.is(wooError, json) ? json.code : null;
