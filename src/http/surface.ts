@@ -15,6 +15,7 @@ import { referralRoutes } from './v1/referrals.ts';
 import { rewardRoutes } from './v1/rewards.ts';
 import { shareRoutes } from './v1/share.ts';
 import { webhookRoutes } from './v1/webhooks.ts';
+import { mountCommunity } from './community/mount.ts';
 import { guestSurface, widgetSurface } from './widget/api.ts';
 import { badgeRoutes as widgetBadges } from './widget/badges.ts';
 import { claimRoutes as widgetClaims } from './widget/claims.ts';
@@ -43,5 +44,6 @@ export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
     ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
       widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard]),
+    ...mountCommunity(app, ctx),
   ];
 }
