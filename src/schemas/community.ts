@@ -83,6 +83,10 @@ export const communityAuthCallbackQuery = v.object({
   state: v.optional(v.pipe(v.string(), v.maxLength(4096))),
   code: v.optional(v.pipe(v.string(), v.maxLength(2048))),
   error: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  // What Discord may add beside them; read by nobody.
+  error_description: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+  guild_id: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  permissions: v.optional(v.pipe(v.string(), v.maxLength(100))),
 });
 
 const nullableString = v.nullable(v.string());
@@ -116,3 +120,5 @@ export const communityLogAnswer = v.object({
   })),
   pagination: v.object({ total: v.number(), limit: v.number(), offset: v.number(), hasMore: v.boolean() }),
 });
+
+export const communityAuthAnswer = v.object({ url: v.string(), expiresAt: v.string() });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import { conflict } from '../../shared/errors.ts';
+import { badRequest, conflict } from '../../shared/errors.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
 
 /** The event types a community sends (the SPEC's "the service" is MESSAGE). */
@@ -189,4 +189,12 @@ export function rotateCommunitySecret(db: Db, box: SecretBox, projectId: string,
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+/** The OAuth client linking uses; 400 until the project set its guild, client id and client secret. */
+export function oauthClient(box: SecretBox, settings: CommunitySettings): { id: string; secret: string } {
+  if (settings.guildId === null || settings.oauthClientId === null || settings.oauthClientSecret === null) {
+    throw badRequest('Discord linking is not set up for this project: its guild id, OAuth client id and client secret are needed.');
+  }
+  return { id: settings.oauthClientId, secret: box.open(settings.oauthClientSecret) };
 }
