@@ -14,6 +14,7 @@ import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { webhookPruneJob } from './webhooks/housekeeping.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
@@ -158,6 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
+  const communityBot = await startBotFromEnv(process.env, ctx);
 
   return {
     url,
@@ -171,6 +173,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     maintenance,
     async close() {
       scheduler?.stop();
+      await communityBot?.stop();
       await deliveries.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

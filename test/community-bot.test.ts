@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
 import { communityEventBody } from '../src/schemas/community.ts';
 import { createBotState, rememberInvites, translate, type GatewayDispatch } from '../src/integrations/community/gateway-translate.ts';
+import { httpSink, inProcessSink } from '../src/integrations/community/gateway-bot.ts';
+import { createLogger } from '../src/shared/log.ts';
+import { punchcard } from './helpers/cli.ts';
+import { linkDirectly } from './helpers/community.ts';
+import { startTestServer } from './helpers/server.ts';
 
 // Gateway dispatches as Discord sends them (fields trimmed to a realistic subset of what arrives).
 const GUILD = '1100000000000000001';
@@ -121,5 +126,37 @@ describe("the bot's translation of gateway dispatches", () => {
     translate(state, { t: 'GUILD_SCHEDULED_EVENT_UPDATE', d: { ...scheduled, status: 3 } }, at(60));
     translate(state, voice(null), at(61));
     expect(translate(state, voice('1600000000000000003'), at(62))).toEqual([]);
+  });
+});
+
+describe('where translated events go', () => {
+  it('in the server, through the same validation and domain function; from `punchcard community bot`, signed to the endpoint', async () => {
+    const server = await startTestServer();
+    try {
+      await server.api.patch('/api/v1/community/settings', { guildId: GUILD });
+      const secret = (await server.api.post('/api/v1/community/settings/rotate-secret')).body.webhookSecret as string;
+      await server.api.post('/api/v1/members', { externalId: 'ann' });
+      linkDirectly(server, server.projectId, ANN.id, 'ann', GUILD);
+      const state = createBotState();
+      const sinkIn = inProcessSink(server.ctx.db, server.ctx.write, server.ctx.clock);
+      for (const { guildId, event } of translate(state, messageCreate, server.clock.now())) await sinkIn(guildId, event);
+      expect((await server.api.get('/api/v1/members/ann')).body.points).toBe(1);
+      const sinkHttp = httpSink(server.url, GUILD, secret, createLogger('silent'));
+      const d = messageCreate.d as Record<string, unknown>;
+      for (const { guildId, event } of translate(state, { t: 'MESSAGE_CREATE', d: { ...d, id: '1400000000000000003' } }, server.clock.now())) {
+        await sinkHttp(guildId, event);
+      }
+      const logs = (await server.api.get('/api/community/events/logs')).body.events;
+      expect(logs.map((e: { eventId: string; outcome: string }) => [e.eventId, e.outcome])).toEqual([
+        ['msg:1400000000000000003', 'cooldown'], ['msg:1400000000000000001', 'awarded']]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('`punchcard community bot` says what it needs before connecting', () => {
+    const result = punchcard(['community', 'bot', '--guild', GUILD], { PUNCHCARD_DISCORD_BOT_TOKEN: '' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('PUNCHCARD_DISCORD_BOT_TOKEN');
   });
 });

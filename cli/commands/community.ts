@@ -6,6 +6,7 @@ import { dbPath, withStore } from '../context.ts';
 import { printJson, printSummary } from '../output.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { readJsonFile } from './catalog.ts';
+import { botAction } from './community-bot.ts';
 
 export const communityCommand = new Command('community').description('the Discord community integration: settings, secret, the bot (docs/discord.md)');
 
@@ -57,3 +58,10 @@ communityCommand.command('rotate-secret')
   .action((options: { project: string; json?: boolean }, command: Command) => withStore(command, ({ db, box }) => {
     show(command, rotateCommunitySecret(db, box, options.project, new Date()), options.json);
   }));
+
+communityCommand.command('bot')
+  .description('run the Discord bot: it turns what it sees in the guild into signed community events for a server (docs/discord.md)')
+  .option('--url <url>', 'the Punchcard server to send events to', 'http://127.0.0.1:3000')
+  .option('--guild <guildId>', 'the guild (Discord server) to watch; or PUNCHCARD_COMMUNITY_GUILD_ID')
+  .option('--secret <secret>', 'the community webhook secret; better PUNCHCARD_COMMUNITY_SECRET (a flag shows in ps)')
+  .action(botAction);
