@@ -102,4 +102,18 @@ describe('Discord account linking', () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toContain('Discord refused');
   });
+
+  it("gives the widget its \"link your Discord\" state: the authorize URL until linked, then the account", async () => {
+    const widget = (externalId: string) => request(server.url, 'GET', '/api/widget/community', asMember(externalId));
+    const bob = await widget('bob');
+    expect(bob.status, bob.text).toBe(200);
+    expect(bob.body).toMatchObject({ available: true, linked: false, username: null });
+    expect(new URL(bob.body.url).searchParams.get('client_id')).toBe(CLIENT.id);
+    expect((await widget('ann')).body).toEqual({ available: true, linked: true, username: 'ann_d', url: null });
+    const other = server.addProject('No community');
+    const stranger = await request(server.url, 'GET', '/api/widget/community', {
+      headers: { 'x-widget-auth': widgetHeader({ publicKey: other.publishableKey, widgetSecret: other.widgetSecret }, 'x', server.clock.now().getTime()) },
+    });
+    expect(stranger.body).toEqual({ available: false, linked: false, username: null, url: null });
+  });
 });

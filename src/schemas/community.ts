@@ -122,3 +122,5 @@ export const communityLogAnswer = v.object({
 });
 
 export const communityAuthAnswer = v.object({ url: v.string(), expiresAt: v.string() });
+
+export const communityWidgetAnswer = v.object({ available: v.boolean(), linked: v.boolean(), username: nullableString, url: nullableString });
