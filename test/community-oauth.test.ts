@@ -116,4 +116,9 @@ describe('Discord account linking', () => {
     });
     expect(stranger.body).toEqual({ available: false, linked: false, username: null, url: null });
   });
+
+  it('forgets the link when the member is erased', async () => {
+    expect((await server.api.delete('/api/v1/members/ann')).status).toBe(200);
+    expect(server.ctx.db.prepare("SELECT count(*) AS n FROM community_links WHERE username = 'ann_d'").get()).toEqual({ n: 0 });
+  });
 });
