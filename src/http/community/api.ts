@@ -1,8 +1,7 @@
 import type { H3Event } from 'h3';
-import { AppError } from '../../shared/errors.ts';
 import type { CommunitySettings } from '../../domain/community/settings.ts';
 import type { WidgetSession } from '../../domain/widget/widget-session.ts';
-import { deliveryProject } from '../../integrations/community/signature.ts';
+import { requireDeliveryProject } from '../../integrations/community/signature.ts';
 import type { AppContext } from '../context.ts';
 import { refuseOtherMethods } from '../errors.ts';
 import { methodsByPath, type Api, type Surface } from '../route.ts';
@@ -29,11 +28,7 @@ export function deliverySurface(ctx: AppContext): Surface<DeliveryCaller, object
     name: 'community events',
     base: '/api/v1/community',
     serve(event, _route, next) {
-      const settings = ctx.guard.authAttempt(event, () => {
-        const found = deliveryProject(ctx.db, event.req.headers.get('x-community-guild-id'));
-        if (!found || found.webhookSecret === null) throw new AppError(401, 'Unauthorized', 'X-Community-Guild-Id names no guild configured here.');
-        return found;
-      });
+      const settings = ctx.guard.authAttempt(event, () => requireDeliveryProject(ctx.db, event.req.headers.get('x-community-guild-id')));
       return next({ settings });
     },
     keyScope: ({ settings }) => ({ projectId: settings.projectId }),

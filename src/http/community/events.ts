@@ -31,8 +31,8 @@ export function communityEventRoutes({ route, ctx }: DeliveryApi): void {
     },
   }, ({ event, settings, raw, now }) => {
     const headers = event.req.headers;
-    ctx.guard.authAttempt(event, () => verifyDelivery(ctx.db, ctx.box, {
-      guildId: headers.get('x-community-guild-id'), signature: headers.get('x-community-signature'), timestamp: headers.get('x-community-timestamp'),
+    ctx.guard.authAttempt(event, () => verifyDelivery(ctx.box, settings, {
+      signature: headers.get('x-community-signature'), timestamp: headers.get('x-community-timestamp'),
     }, raw, now));
     const body = validate(communityEventBody, parseJson(raw, 'The request body'));
     const { replayed: _replayed, ...answer } = receiveCommunityEvent(ctx.db, settings, body, now);

@@ -30,13 +30,12 @@ export const deliveryProject = (db: Db, guildId: string | null): CommunitySettin
   guildId === null || guildId.length > 100 ? undefined : settingsByGuild(db, guildId);
 
 /**
- * Checks a community delivery before its body is read: a known guild, a fresh timestamp (5 minutes
- * either way) and the signature over the raw body, compared in constant time. 401 otherwise.
+ * Checks a community delivery of the project its guild header named, before its body is read: a
+ * fresh timestamp (5 minutes either way) and the signature over the raw body, compared in
+ * constant time. 401 otherwise.
  */
-export function verifyDelivery(db: Db, box: SecretBox, headers: DeliveryHeaders, raw: string, now: Date): CommunitySettings {
-  if (headers.guildId === null) throw unauthorized('Missing X-Community-Guild-Id header.');
-  const settings = deliveryProject(db, headers.guildId);
-  if (!settings || settings.webhookSecret === null) throw unauthorized('X-Community-Guild-Id names no guild configured here.');
+export function verifyDelivery(box: SecretBox, settings: CommunitySettings, headers: Omit<DeliveryHeaders, 'guildId'>, raw: string, now: Date): void {
+  if (settings.webhookSecret === null) throw unauthorized('X-Community-Guild-Id names no guild configured here.');
   const at = timestampMs(headers.timestamp);
   if (at === undefined) throw unauthorized('X-Community-Timestamp must be the Unix time of sending, in seconds.');
   if (Math.abs(now.getTime() - at) > COMMUNITY_TIMESTAMP_WINDOW_MS) {
@@ -47,6 +46,13 @@ export function verifyDelivery(db: Db, box: SecretBox, headers: DeliveryHeaders,
   if (!constantTimeEqual(headers.signature.trim(), expected)) {
     throw unauthorized('X-Community-Signature does not match: sign the raw body with the webhook secret (lowercase hex HMAC-SHA256).');
   }
+}
+
+/** The project of a delivery's X-Community-Guild-Id: 401 when no project configured that guild (or its secret). */
+export function requireDeliveryProject(db: Db, guildId: string | null): CommunitySettings {
+  if (guildId === null) throw unauthorized('Missing X-Community-Guild-Id header.');
+  const settings = deliveryProject(db, guildId);
+  if (!settings || settings.webhookSecret === null) throw unauthorized('X-Community-Guild-Id names no guild configured here.');
   return settings;
 }
 
