@@ -16,6 +16,7 @@ import { seedCommand } from './commands/seed.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
+import { communityCommand } from './commands/community.ts';
 import { CREATING_COMMANDS, DEFAULT_DB } from './context.ts';
 
 const { version } = JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string };
@@ -27,7 +28,7 @@ const program = new Command('punchcard')
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
-  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand]) {
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand]) {
   program.addCommand(command);
 }
 

@@ -14,6 +14,7 @@ import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { webhookPruneJob } from './webhooks/housekeeping.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
@@ -168,6 +169,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (options.webhooks?.runner !== false) await deliveries.start();
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();
+  const communityBot = await startBotFromEnv(process.env, ctx);
 
   return {
     url,
@@ -182,6 +184,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     maintenance,
     async close() {
       scheduler?.stop();
+      await communityBot?.stop();
       await deliveries.stop();
       await coupons.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -30,7 +30,9 @@ const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirt
   // social share
   'platform', 'shareType',
   // commerce
-  'consumerKey', 'pointsPerDollar', 'rounding', 'productOverrides', 'storeId', 'rewardClaimId', 'discountType', 'discountValue'];
+  'consumerKey', 'pointsPerDollar', 'rounding', 'productOverrides', 'storeId', 'rewardClaimId', 'discountType', 'discountValue',
+  // community
+  'guildId', 'messagePoints', 'bonusRoles', 'includedChannels', 'eventType', 'eventId', 'communityUserId', 'channelId'];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 15);
@@ -98,6 +100,9 @@ const ROUTES: [string, string][] = [
   ['PATCH', '/api/commerce/stores/store_nope/settings'],
   ['POST', '/api/commerce/coupons'],
   ['POST', '/api/commerce/webhooks/store_nope'],
+  // community: settings, and the signed endpoint (unsigned here: 401)
+  ['PATCH', '/api/v1/community/settings'],
+  ['POST', '/api/v1/community/events'],
 ];
 
 describe('arbitrary request bodies', () => {

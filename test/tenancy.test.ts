@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { saveConnection } from '../src/domain/commerce/stores.ts';
@@ -195,5 +196,19 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(snapshot()).toEqual(before);
     expect(tableCounts(server)).toEqual(counts);
     expect((await b.api.get(path)).status).toBe(200);
+  });
+  it("keeps community settings, deliveries and their log per project", async () => {
+    const guild = '900000000000000777';
+    const bSettings = await b.api.patch('/api/v1/community/settings', { guildId: guild, messagePoints: 7 });
+    expect(bSettings.status).toBe(200);
+    expect((await a.api.get('/api/v1/community/settings')).body).toMatchObject({ guildId: null, messagePoints: 1 });
+    expect((await a.api.patch('/api/v1/community/settings', { guildId: guild })).status).toBe(409);
+    const raw = JSON.stringify({ eventId: 'b-1', eventType: 'MESSAGE', communityUserId: 'u', channelId: 'c', messageId: 'm' });
+    const sent = await b.api.post('/api/v1/community/events', undefined, { key: '', raw, headers: {
+      'content-type': 'application/json', 'x-community-guild-id': guild, 'x-community-timestamp': String(Math.floor(Date.now() / 1000)),
+      'x-community-signature': createHmac('sha256', bSettings.body.webhookSecret).update(raw).digest('hex') } });
+    expect(sent.status).toBe(200);
+    expect((await a.api.get('/api/community/events/logs')).body.events).toEqual([]);
+    expect((await b.api.get('/api/community/events/logs')).body.events.map((e: { eventId: string }) => e.eventId)).toEqual(['b-1']);
   });
 });

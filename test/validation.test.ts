@@ -187,6 +187,10 @@ const cases: Case[] = [
   { name: 'coupon: discountValue 0', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'FIXED_CART', discountValue: 0 }), message: /"discountValue" must be at least 0.01/ },
   { name: 'coupon: rewardClaimId missing', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', discountType: 'FIXED_CART', discountValue: 5 }), message: /"rewardClaimId" is required/ },
   { name: 'webhook delete: a body with fields', method: 'DELETE', path: `${WEBHOOKS}/whk_none`, options: body({ force: true }), message: /Unknown field "force"/ },
+  // PATCH /community/settings (event bodies: community-events.test.ts)
+  { name: 'community: points negative', method: 'PATCH', path: '/api/v1/community/settings', options: body({ messagePoints: -1 }), message: /"messagePoints" must be at least 0/ },
+  { name: 'community: bonus role multiplier 0', method: 'PATCH', path: '/api/v1/community/settings', options: body({ bonusRoles: { r1: 0 } }), message: /"bonusRoles\.r1" must be at least 0\.01/ },
+  { name: 'community: unknown field', method: 'PATCH', path: '/api/v1/community/settings', options: body({ secret: 'x' }), message: /Unknown field "secret"/ },
 ];
 
 describe('validation: bad bodies and queries answer 400 and write nothing', () => {

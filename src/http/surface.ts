@@ -17,6 +17,7 @@ import { shareRoutes } from './v1/share.ts';
 import { webhookRoutes } from './v1/webhooks.ts';
 import { commerceSurface, deliverySurface } from './commerce/api.ts';
 import { commerceResources, deliveryResources } from './commerce/resources.ts';
+import { mountCommunity } from './community/mount.ts';
 import { guestSurface, widgetSurface } from './widget/api.ts';
 import { badgeRoutes as widgetBadges } from './widget/badges.ts';
 import { claimRoutes as widgetClaims } from './widget/claims.ts';
@@ -46,5 +47,6 @@ export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
     ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
       widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard]),
+    ...mountCommunity(app, ctx),
   ];
 }

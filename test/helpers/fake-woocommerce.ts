@@ -114,7 +114,8 @@ export class FakeWooCommerce {
     const error = (status: number, code: string, message: string) => send(status, { code, message, data: { status } });
     if (this.redirectTo !== null) {
       res.writeHead(301, { location: `${this.redirectTo}${url.pathname}${url.search}` });
-      return res.end();
+      res.end();
+      return;
     }
     if (!url.pathname.startsWith('/wp-json/wc/v3/')) return error(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     if (!call.authorized) return error(401, 'woocommerce_rest_cannot_view', 'Sorry, you cannot list resources.');
