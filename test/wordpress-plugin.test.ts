@@ -1,0 +1,205 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pluginZip } from '../integrations/woocommerce/build.ts';
+import { startFakeCommerce, type FakeCommerce } from './helpers/fake-commerce.ts';
+import { request } from './helpers/http.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { missingWordPressTools, startWordPress, WordPressBrowser, type WordPressSite } from './helpers/wordpress.ts';
+
+// The WordPress plugin (integrations/woocommerce/punchcard-loyalty) on real WordPress from Debian
+// with a private MariaDB, WooCommerce's hooks fired by test/fixtures/wordpress/woocommerce-shim.php.
+// The plugin is installed from the zip `npm run build:wordpress-plugin` makes.
+const missing = missingWordPressTools();
+if (missing.length > 0 && process.env.CI) {
+  throw new Error(`The WordPress plugin test needs ${missing.join(', ')}: apt-get install wordpress php-cli mariadb-server (.ci/run does).`);
+}
+
+const PAGE = '/wp-admin/admin.php?page=punchcard-loyalty';
+
+/** The value of a hidden field of the form that posts `action`, such as its nonce. */
+function formField(html: string, action: string, field: string): string {
+  const form = html.split('<form').find((part) => part.includes(`name="action" value="${action}"`));
+  const value = form && new RegExp(`name="${field}" value="([^"]*)"`).exec(form)?.[1];
+  if (!value) throw new Error(`No ${field} in the form for ${action}`);
+  return value;
+}
+
+/** The config the plugin printed for widget.js. */
+function printedConfig(html: string): { publicKey: string; externalId: string; timestamp: number; member: string; signature: string; apiUrl: string } {
+  const json = /window\.PunchcardConfig = Object\.assign\((\{.*?\}), \{ fetchAuth/.exec(html)?.[1];
+  if (!json) throw new Error('No window.PunchcardConfig on the page');
+  return JSON.parse(json);
+}
+
+/** The X-Widget-Auth header widget.js sends for a config (widget/src/api.ts): base64 of the claims' JSON. */
+const headerOf = (config: { publicKey: string; externalId: string; timestamp: number; member: string; signature: string }) =>
+  Buffer.from(JSON.stringify({ publicKey: config.publicKey, externalId: config.externalId, timestamp: config.timestamp, signature: config.signature,
+    member: config.member })).toString('base64');
+
+describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => {
+  let punchcard: TestServer;
+  let commerce: FakeCommerce;
+  let site: WordPressSite;
+  let admin: WordPressBrowser;
+  let customer: WordPressBrowser;
+
+  beforeAll(async () => {
+    punchcard = await startTestServer();
+    commerce = await startFakeCommerce({ url: punchcard.url, secretKey: punchcard.secretKey, projectId: punchcard.projectId });
+    site = await startWordPress(pluginZip());
+    admin = new WordPressBrowser(site);
+    await admin.signIn('admin', 'admin-password');
+    customer = new WordPressBrowser(site);
+    await customer.signIn('customer', 'customer-password');
+  }, 180_000);
+
+  afterAll(async () => {
+    await site?.stop();
+    await commerce?.close();
+    await punchcard?.stop();
+  });
+
+  /** Fills in and sends the keys form; `connect` presses Connect rather than Save. */
+  async function submitKeys(fields: Record<string, string>, connect = true) {
+    const page = await admin.get(PAGE);
+    return admin.post('/wp-admin/admin-post.php', {
+      action: 'punchcard_loyalty_connect', _wpnonce: formField(page.html, 'punchcard_loyalty_connect', '_wpnonce'),
+      url: commerce.url, secret_key: '', publishable_key: punchcard.publishableKey, widget_secret: '', consumer_key: '', consumer_secret: '',
+      ...(connect ? { connect: '1' } : { save: '1' }), ...fields,
+    });
+  }
+
+  const restKeys = () => site.sql('SELECT key_id, description, permissions, consumer_key, consumer_secret FROM wp_woocommerce_api_keys');
+
+  it('shows the settings page only to users who may manage WooCommerce', async () => {
+    const editor = new WordPressBrowser(site);
+    await editor.signIn('editor', 'editor-password');
+    expect((await editor.get(PAGE)).status).toBe(403);
+    expect((await customer.get(PAGE)).status).toBe(403);
+    // Posting the form directly is refused too, whatever the nonce.
+    const posted = await editor.post('/wp-admin/admin-post.php', { action: 'punchcard_loyalty_connect', _wpnonce: 'x', url: 'http://127.0.0.1:1', connect: '1' });
+    expect(posted.status).toBe(403);
+    const page = await admin.get(PAGE);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('name="secret_key"');
+    expect(page.html).toContain('>Connect</button>');
+  });
+
+  it('shows Punchcard\'s message when connecting fails, and keeps no REST key', async () => {
+    commerce.connectError = { status: 400, error: 'Bad Request', message: 'The store at http://127.0.0.1 refused the consumer key (401 woocommerce_rest_cannot_view).' };
+    const answer = await submitKeys({ secret_key: punchcard.secretKey, widget_secret: punchcard.widgetSecret });
+    expect(answer.url).toContain(PAGE);
+    expect(answer.html).toContain('Could not connect: The store at http://127.0.0.1 refused the consumer key (401 woocommerce_rest_cannot_view).');
+    expect(answer.html).not.toContain('Disconnect');
+    expect(restKeys()).toEqual([]);
+    // A wrong secret key gets Punchcard's own answer (from the real server's /api/v1/project).
+    const wrong = await submitKeys({ secret_key: 'sk_live_wrong' });
+    expect(wrong.html).toMatch(/Could not connect: .*API key/);
+    expect(commerce.store).toBeNull();
+  });
+
+  it('connects: a REST key made for Punchcard, the store registered with the key\'s project', async () => {
+    const answer = await submitKeys({ secret_key: punchcard.secretKey });
+    expect(commerce.store).not.toBeNull();
+    const storeId = commerce.store!.id;
+    expect(answer.html).toContain(`Connected to Punchcard as store ${storeId}.`);
+    expect(answer.html).toContain(`Connected as store ${storeId} of project ${punchcard.projectId}.`);
+    const connect = commerce.calls.filter((call) => call.method === 'POST' && call.path === '/api/commerce/connect').at(-1)!;
+    expect(connect.authorization).toBe(`Bearer ${punchcard.secretKey}`);
+    expect(connect.body).toEqual({ siteUrl: site.url, consumerKey: expect.stringMatching(/^ck_[0-9a-f]{40}$/),
+      consumerSecret: expect.stringMatching(/^cs_[0-9a-f]{40}$/), organizationId: punchcard.projectId });
+    // Stored as WooCommerce stores keys: the consumer key hashed, the secret as it is.
+    const keys = restKeys();
+    expect(keys).toEqual([[expect.any(String), 'Punchcard Loyalty', 'read_write',
+      createHmac('sha256', 'wc-api').update(connect.body.consumerKey).digest('hex'), connect.body.consumerSecret]]);
+    // The store settings were read once connected, and show on the page.
+    expect(commerce.calls.some((call) => call.method === 'GET' && call.path === `/api/commerce/stores/${storeId}/settings`)).toBe(true);
+    expect(answer.html).toContain('name="showInAccount" value="1" checked');
+    // The secrets never come back to the page.
+    expect(answer.html).not.toContain(punchcard.secretKey);
+    expect(answer.html).not.toContain(punchcard.widgetSecret);
+
+    // Reconnecting replaces the key: one Punchcard key at a time.
+    const again = await submitKeys({});
+    expect(again.html).toContain(`Connected to Punchcard as store ${storeId}.`);
+    expect(restKeys()).toHaveLength(1);
+    expect(restKeys()[0]![0]).not.toBe(keys[0]![0]);
+  });
+
+  it('signs the widget for a signed-in customer, and shows guests nothing', async () => {
+    const home = await customer.get('/');
+    expect(home.html).toContain(` async src='${commerce.url}/widget.js'`);
+    const config = printedConfig(home.html);
+    expect(config).toMatchObject({ publicKey: punchcard.publishableKey, externalId: String(site.users.customer), apiUrl: commerce.url,
+      member: '{"name":"Ada Lovelace","email":"customer@shop.test"}' });
+    expect(home.html).not.toContain(punchcard.widgetSecret);
+
+    // The signature the plugin made in PHP opens a widget session on the real server.
+    const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
+    expect(init.status).toBe(200);
+    expect(init.body.member).toMatchObject({ externalId: String(site.users.customer), name: 'Ada Lovelace', email: 'customer@shop.test' });
+
+    // fetchAuth's endpoint answers fresh claims and the header computed in PHP.
+    const fresh = await customer.get('/wp-admin/admin-ajax.php?action=punchcard_loyalty_widget_auth');
+    const claims = JSON.parse(fresh.html);
+    const { header, ...signed } = claims;
+    expect(JSON.parse(Buffer.from(header, 'base64').toString('utf8'))).toEqual(signed);
+    expect(signed).toMatchObject({ publicKey: punchcard.publishableKey, externalId: String(site.users.customer) });
+    const again = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': claims.header } });
+    expect(again.status).toBe(200);
+
+    const guest = new WordPressBrowser(site);
+    const page = await guest.get('/');
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('widget.js');
+    expect(page.html).not.toContain('PunchcardConfig');
+    expect((await guest.get('/wp-admin/admin-ajax.php?action=punchcard_loyalty_widget_auth')).html).not.toContain('signature');
+  });
+
+  it('shows points and history in My Account while showInAccount is on, and nothing once it is off', async () => {
+    const externalId = String(site.users.customer);
+    const award = await punchcard.api.post(`/api/v1/members/${externalId}/points`, { amount: 120, description: 'Order #1001' });
+    expect(award.status).toBe(200);
+    const accountUrl = `/?page_id=${site.accountPage}&loyalty-points`;
+    const shown = await customer.get(accountUrl);
+    expect(shown.html).toContain('woocommerce-MyAccount-navigation-link--loyalty-points');
+    expect(shown.html).toContain('You have 120 points.');
+    expect(shown.html).toContain('Order #1001');
+    expect(shown.html).toContain('+120');
+
+    // The admin turns it off on the plugin's page; the plugin saves it at Punchcard (PATCH).
+    const page = await admin.get(PAGE);
+    const saved = await admin.post('/wp-admin/admin-post.php', {
+      action: 'punchcard_loyalty_store_settings', _wpnonce: formField(page.html, 'punchcard_loyalty_store_settings', '_wpnonce'),
+      pointsPerDollar: '2', rounding: 'ROUND', minOrderAmount: '', pointsOnStatus: 'processing', excludeShipping: '1',
+    });
+    expect(saved.html).toContain('Store settings saved.');
+    expect(commerce.calls.filter((call) => call.method === 'PATCH').at(-1)).toMatchObject({ body: { pointsPerDollar: 2, rounding: 'ROUND', minOrderAmount: null,
+      pointsOnStatus: 'processing', excludeShipping: true, excludeTax: false, excludeGuest: false, showInAccount: false } });
+    expect(commerce.settings.showInAccount).toBe(false);
+    const hidden = await customer.get(accountUrl);
+    expect(hidden.status).toBe(200);
+    expect(hidden.html).toContain('woocommerce-MyAccount-navigation');
+    expect(hidden.html).not.toContain('loyalty-points"');
+    expect(hidden.html).not.toContain('points.');
+    expect(hidden.html).not.toContain('Order #1001');
+  });
+
+  it('disconnects: the store is removed at Punchcard and its REST key deleted', async () => {
+    const storeId = commerce.store!.id;
+    const page = await admin.get(PAGE);
+    const answer = await admin.post('/wp-admin/admin-post.php', {
+      action: 'punchcard_loyalty_disconnect', _wpnonce: formField(page.html, 'punchcard_loyalty_disconnect', '_wpnonce'),
+    });
+    expect(answer.html).toContain('Disconnected.');
+    expect(answer.html).not.toContain(`Connected as store ${storeId}`);
+    expect(commerce.calls.at(-1)).toMatchObject({ method: 'DELETE', path: '/api/commerce/connect', authorization: `Bearer ${punchcard.secretKey}`, body: null });
+    expect(commerce.store).toBeNull();
+    expect(restKeys()).toEqual([]);
+  });
+
+  it('logs no PHP error, warning or notice from the plugin', () => {
+    const lines = site.debugLog().split('\n').filter((line) => line.includes('punchcard-loyalty'));
+    expect(lines).toEqual([]);
+  });
+});
