@@ -35,7 +35,7 @@ export interface FakeCommerce {
 }
 
 const DEFAULT_SETTINGS: StoreSettings = {
-  pointsPerDollar: 1, rounding: 'FLOOR', minOrderAmount: null, excludeShipping: false, excludeTax: false, excludeGuest: false,
+  pointsPerDollar: 1, rounding: 'FLOOR', minOrderAmount: null, excludeShipping: true, excludeTax: true, excludeGuest: true,
   pointsOnStatus: 'completed', showInAccount: true, productOverrides: {}, memberIdentifier: 'id',
 };
 

@@ -41,7 +41,9 @@ final class Punchcard_Loyalty_Account {
 		$external_id = Punchcard_Loyalty_Widget::external_id( wp_get_current_user() );
 		$answer      = Punchcard_Loyalty_Client::from_options()->request(
 			'GET',
-			'/api/v1/members/' . rawurlencode( $external_id ) . '/points?history=true&limit=' . self::HISTORY_LIMIT
+			'/api/v1/members/' . rawurlencode( $external_id ) . '/points?history=true&limit=' . self::HISTORY_LIMIT,
+			null,
+			Punchcard_Loyalty_Client::PAGE_TIMEOUT_SECONDS
 		);
 		echo '<section class="punchcard-loyalty-points">';
 		if ( is_wp_error( $answer ) ) {

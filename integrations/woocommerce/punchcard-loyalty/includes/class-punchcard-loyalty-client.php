@@ -8,6 +8,8 @@ defined( 'ABSPATH' ) || exit;
 final class Punchcard_Loyalty_Client {
 	/** The admin page waits for connect (which checks the store and registers webhooks) at most this long. */
 	const TIMEOUT_SECONDS = 20;
+	/** Storefront pages (settings, My Account) wait at most this long, so a Punchcard outage cannot stall the shop. */
+	const PAGE_TIMEOUT_SECONDS = 5;
 
 	private string $url;
 	private string $secret_key;
@@ -23,10 +25,10 @@ final class Punchcard_Loyalty_Client {
 	}
 
 	/** @return array|WP_Error */
-	public function request( string $method, string $path, ?array $body = null ) {
+	public function request( string $method, string $path, ?array $body = null, int $timeout = self::TIMEOUT_SECONDS ) {
 		$args = array(
 			'method'  => $method,
-			'timeout' => self::TIMEOUT_SECONDS,
+			'timeout' => $timeout,
 			'headers' => array(
 				'Authorization' => 'Bearer ' . $this->secret_key,
 				'Accept'        => 'application/json',

@@ -95,9 +95,19 @@ final class Punchcard_Loyalty_Store {
 		if ( ! $refresh && is_array( $o['store_settings'] ) && time() - (int) $o['settings_read'] < self::SETTINGS_TTL_SECONDS ) {
 			return $o['store_settings'];
 		}
-		$answer = Punchcard_Loyalty_Client::from_options()->request( 'GET', '/api/commerce/stores/' . rawurlencode( $o['store_id'] ) . '/settings' );
+		$answer = Punchcard_Loyalty_Client::from_options()->request(
+			'GET',
+			'/api/commerce/stores/' . rawurlencode( $o['store_id'] ) . '/settings',
+			null,
+			$refresh ? Punchcard_Loyalty_Client::TIMEOUT_SECONDS : Punchcard_Loyalty_Client::PAGE_TIMEOUT_SECONDS
+		);
 		if ( is_wp_error( $answer ) ) {
-			return $refresh ? $answer : $o['store_settings'];
+			if ( $refresh ) {
+				return $answer;
+			}
+			// Keep the last known settings and try again only after another TTL, not on every page view.
+			Punchcard_Loyalty_Options::update( array( 'settings_read' => time() ) );
+			return $o['store_settings'];
 		}
 		return self::remember( $answer );
 	}
