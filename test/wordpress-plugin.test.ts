@@ -95,7 +95,11 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     // A wrong secret key gets Punchcard's own answer (from the real server's /api/v1/project).
     const wrong = await submitKeys({ secret_key: 'sk_live_wrong' });
     expect(wrong.html).toMatch(/Could not connect: .*API key/);
+    // An address where nothing answers says so.
+    const unreachable = await submitKeys({ url: 'http://127.0.0.1:1', secret_key: punchcard.secretKey });
+    expect(unreachable.html).toContain('Could not connect: Punchcard at http://127.0.0.1:1 could not be reached');
     expect(commerce.store).toBeNull();
+    expect(restKeys()).toEqual([]);
   });
 
   it('connects: a REST key made for Punchcard, the store registered with the key\'s project', async () => {
@@ -154,6 +158,19 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(page.html).not.toContain('widget.js');
     expect(page.html).not.toContain('PunchcardConfig');
     expect((await guest.get('/wp-admin/admin-ajax.php?action=punchcard_loyalty_widget_auth')).html).not.toContain('signature');
+  });
+
+  it('names the member by email when the store setting memberIdentifier says so', async () => {
+    commerce.settings.memberIdentifier = 'email';
+    // Opening the plugin's page reads the store settings again; the storefront uses what it read.
+    await admin.get(PAGE);
+    const config = printedConfig((await customer.get('/')).html);
+    expect(config.externalId).toBe('customer@shop.test');
+    const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
+    expect(init.status).toBe(200);
+    commerce.settings.memberIdentifier = 'id';
+    await admin.get(PAGE);
+    expect(printedConfig((await customer.get('/')).html).externalId).toBe(String(site.users.customer));
   });
 
   it('shows points and history in My Account while showInAccount is on, and nothing once it is off', async () => {

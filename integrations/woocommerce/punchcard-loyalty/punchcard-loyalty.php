@@ -46,6 +46,28 @@ add_action(
 	}
 );
 
+// The plugin never reads or writes orders itself (Punchcard reads them through the REST API), so it
+// works with WooCommerce's order tables (HPOS) as with posts.
+add_action(
+	'before_woocommerce_init',
+	static function () {
+		if ( class_exists( \Automattic\WooCommerce\Utilities\FeaturesUtil::class ) ) {
+			\Automattic\WooCommerce\Utilities\FeaturesUtil::declare_compatibility( 'custom_order_tables', __FILE__, true );
+		}
+	}
+);
+
+// A "Settings" link beside Deactivate on the Plugins page.
+add_filter(
+	'plugin_action_links_' . plugin_basename( __FILE__ ),
+	static function ( $links ) {
+		if ( class_exists( 'WooCommerce' ) && current_user_can( 'manage_woocommerce' ) ) {
+			array_unshift( $links, '<a href="' . esc_url( admin_url( 'admin.php?page=punchcard-loyalty' ) ) . '">' . esc_html__( 'Settings', 'punchcard-loyalty' ) . '</a>' );
+		}
+		return $links;
+	}
+);
+
 // The My Account endpoint is a rewrite rule: rules are rebuilt once on activation and deactivation.
 register_activation_hook(
 	__FILE__,

@@ -21,6 +21,9 @@ final class Punchcard_Loyalty_Store {
 		if ( is_wp_error( $project ) ) {
 			return $project;
 		}
+		if ( ! isset( $project['id'] ) || ! is_string( $project['id'] ) ) {
+			return new WP_Error( 'punchcard_not_punchcard', __( 'The Punchcard URL does not answer like a Punchcard server: check the address.', 'punchcard-loyalty' ) );
+		}
 		$created_key = 0;
 		if ( '' === $consumer_key ) {
 			$key = Punchcard_Loyalty_Rest_Keys::create( get_current_user_id() );
@@ -36,9 +39,12 @@ final class Punchcard_Loyalty_Store {
 				'siteUrl'        => home_url(),
 				'consumerKey'    => $consumer_key,
 				'consumerSecret' => $consumer_secret,
-				'organizationId' => (string) $project['id'],
+				'organizationId' => $project['id'],
 			)
 		);
+		if ( ! is_wp_error( $store ) && ( ! isset( $store['id'] ) || ! is_string( $store['id'] ) ) ) {
+			$store = new WP_Error( 'punchcard_not_punchcard', __( 'Punchcard answered the connection without a store id: is the server up to date?', 'punchcard-loyalty' ) );
+		}
 		if ( is_wp_error( $store ) ) {
 			// A key Punchcard never took is of no use to anyone.
 			Punchcard_Loyalty_Rest_Keys::delete( $created_key );
@@ -51,8 +57,8 @@ final class Punchcard_Loyalty_Store {
 		}
 		Punchcard_Loyalty_Options::update(
 			array(
-				'organization_id' => (string) $project['id'],
-				'store_id'        => (string) $store['id'],
+				'organization_id' => $project['id'],
+				'store_id'        => $store['id'],
 				'webhooks'        => isset( $store['webhooks'] ) && is_array( $store['webhooks'] ) ? $store['webhooks'] : array(),
 				'rest_key_id'     => $created_key,
 				'settings_read'   => 0,
