@@ -69,6 +69,9 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     });
   }
 
+  /** The webhooks registered in the store (the shim keeps them as one JSON option). */
+  const webhooks = (): { id: number; topic: string; name: string; status: string; delivery_url: string; secret: string }[] =>
+    Object.values(JSON.parse(site.sql("SELECT option_value FROM wp_options WHERE option_name = 'punchcard_shim_webhooks'")[0]?.[0] ?? '{}'));
   const restKeys = () => site.sql('SELECT key_id, description, permissions, consumer_key, consumer_secret FROM wp_woocommerce_api_keys');
 
   it('shows the settings page only to users who may manage WooCommerce', async () => {
@@ -86,11 +89,17 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
   });
 
   it('shows Punchcard\'s message when connecting fails, and keeps no REST key', async () => {
-    commerce.connectError = { status: 400, error: 'Bad Request', message: 'The store at http://127.0.0.1 refused the consumer key (401 woocommerce_rest_cannot_view).' };
-    const answer = await submitKeys({ secret_key: punchcard.secretKey, widget_secret: punchcard.widgetSecret });
-    expect(answer.url).toContain(PAGE);
-    expect(answer.html).toContain('Could not connect: The store at http://127.0.0.1 refused the consumer key (401 woocommerce_rest_cannot_view).');
-    expect(answer.html).not.toContain('Disconnect');
+    // Keys the admin entered that the store does not know: Punchcard's check against the store fails.
+    const refused = await submitKeys({ secret_key: punchcard.secretKey, widget_secret: punchcard.widgetSecret,
+      consumer_key: `ck_${'0'.repeat(40)}`, consumer_secret: `cs_${'0'.repeat(40)}` });
+    expect(refused.url).toContain(PAGE);
+    expect(refused.html).toContain(`Could not connect: The store ${site.url} refused GET /webhooks?per_page=1 (HTTP 401, woocommerce_rest_authentication_error).`);
+    expect(refused.html).not.toContain('Disconnect');
+    // Refused after the plugin made its own key: the key is deleted again.
+    commerce.connectError = { status: 400, error: 'store_request_refused', message: 'The store refused POST /webhooks (HTTP 403, woocommerce_rest_cannot_create).' };
+    const answer = await submitKeys({});
+    expect(answer.html).toContain('Could not connect: The store refused POST /webhooks (HTTP 403, woocommerce_rest_cannot_create).');
+    expect(commerce.calls.at(-1)?.body.consumerKey).toMatch(/^ck_/);
     expect(restKeys()).toEqual([]);
     // A wrong secret key gets Punchcard's own answer (from the real server's /api/v1/project).
     const wrong = await submitKeys({ secret_key: 'sk_live_wrong' });
@@ -116,6 +125,14 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     const keys = restKeys();
     expect(keys).toEqual([[expect.any(String), 'Punchcard Loyalty', 'read_write',
       createHmac('sha256', 'wc-api').update(connect.body.consumerKey).digest('hex'), connect.body.consumerSecret]]);
+    // Punchcard used that key to register its webhooks in the store.
+    const registered = webhooks();
+    expect(new Set(registered.map((hook) => hook.secret)).size).toBe(1);
+    expect(registered.map(({ secret: _secret, ...hook }) => hook)).toEqual([
+      { id: 1, name: 'Punchcard order.updated', status: 'active', topic: 'order.updated', delivery_url: `${commerce.url}/api/commerce/webhooks/${storeId}` },
+      { id: 2, name: 'Punchcard customer.created', status: 'active', topic: 'customer.created', delivery_url: `${commerce.url}/api/commerce/webhooks/${storeId}` },
+      { id: 3, name: 'Punchcard customer.updated', status: 'active', topic: 'customer.updated', delivery_url: `${commerce.url}/api/commerce/webhooks/${storeId}` },
+    ]);
     // The store settings were read once connected, and show on the page.
     expect(commerce.calls.some((call) => call.method === 'GET' && call.path === `/api/commerce/stores/${storeId}/settings`)).toBe(true);
     expect(answer.html).toContain('name="showInAccount" value="1" checked');
@@ -128,6 +145,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(again.html).toContain(`Connected to Punchcard as store ${storeId}.`);
     expect(restKeys()).toHaveLength(1);
     expect(restKeys()[0]![0]).not.toBe(keys[0]![0]);
+    expect(webhooks().map((hook) => hook.id)).toEqual([4, 5, 6]);
   });
 
   it('signs the widget for a signed-in customer, and shows guests nothing', async () => {
@@ -168,7 +186,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(config.externalId).toBe('customer@shop.test');
     const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
     expect(init.status).toBe(200);
-    commerce.settings.memberIdentifier = 'id';
+    commerce.settings.memberIdentifier = 'customerId';
     await admin.get(PAGE);
     expect(printedConfig((await customer.get('/')).html).externalId).toBe(String(site.users.customer));
   });
@@ -177,7 +195,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     const externalId = String(site.users.customer);
     const award = await punchcard.api.post(`/api/v1/members/${externalId}/points`, { amount: 120, description: 'Order #1001' });
     expect(award.status).toBe(200);
-    const accountUrl = `/?page_id=${site.accountPage}&loyalty-points`;
+    const accountUrl = '/my-account/loyalty-points/';
     const shown = await customer.get(accountUrl);
     expect(shown.html).toContain('woocommerce-MyAccount-navigation-link--loyalty-points');
     expect(shown.html).toContain('You have 120 points.');
@@ -213,6 +231,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(commerce.calls.at(-1)).toMatchObject({ method: 'DELETE', path: '/api/commerce/connect', authorization: `Bearer ${punchcard.secretKey}`, body: null });
     expect(commerce.store).toBeNull();
     expect(restKeys()).toEqual([]);
+    expect(webhooks()).toEqual([]);
   });
 
   it('logs no PHP error, warning or notice from the plugin', () => {

@@ -2,7 +2,9 @@
 // the server side). When they are merged, point the plugin at the real server (the Punchcard
 // URL in test/wordpress-plugin.test.ts) and delete this file.
 //
-// It answers /api/commerce/* exactly as that contract says, and forwards every other request
+// It answers /api/commerce/* exactly as that contract says, doing to the store what the real
+// server does (it checks the consumer key with GET /wp-json/wc/v3/webhooks?per_page=1, registers
+// three webhooks, and removes them on reconnect and disconnect), and forwards every other request
 // (the widget script, /api/v1, /api/widget) unchanged to the real Punchcard server behind it, so
 // the plugin talks to one URL as it does in production.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,7 +20,40 @@ export interface StoreSettings {
   pointsOnStatus: 'completed' | 'processing';
   showInAccount: boolean;
   productOverrides: Record<string, { multiplier: number }>;
-  memberIdentifier: 'id' | 'email';
+  memberIdentifier: 'customerId' | 'email';
+}
+
+interface ConnectedStore {
+  id: string; siteUrl: string; organizationId: string; createdAt: string;
+  consumerKey: string; consumerSecret: string; webhooks: { id: number; topic: string }[];
+}
+
+/** A refusal, answered as the real server words it. */
+class StoreError extends Error {
+  constructor(readonly error: string, message: string) {
+    super(message);
+  }
+}
+
+/** One call to the store's WooCommerce REST API with HTTP Basic, as the real server makes it. */
+async function woo(store: { siteUrl: string; consumerKey: string; consumerSecret: string }, method: string, path: string, body?: unknown): Promise<any> {
+  let response: Response;
+  try {
+    response = await fetch(`${store.siteUrl}/wp-json/wc/v3${path}`, {
+      method,
+      headers: { authorization: `Basic ${Buffer.from(`${store.consumerKey}:${store.consumerSecret}`).toString('base64')}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new StoreError('store_unreachable', `No WooCommerce REST API answered at ${store.siteUrl}/wp-json/wc/v3: ${(error as Error).message}.`);
+  }
+  const answer: any = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new StoreError('store_request_refused',
+      `The store ${store.siteUrl} refused ${method} ${path} (HTTP ${response.status}${answer?.code ? `, ${answer.code}` : ''}).`);
+  }
+  return answer;
 }
 
 export interface RecordedCall { method: string; path: string; authorization: string | undefined; body: any }
@@ -27,16 +62,16 @@ export interface FakeCommerce {
   url: string;
   calls: RecordedCall[];
   /** The connected store, or null. */
-  store: { id: string; siteUrl: string; organizationId: string; createdAt: string } | null;
+  store: ConnectedStore | null;
   settings: StoreSettings;
-  /** When set, the next connect answers this error (as the real server does for refused store credentials). */
+  /** When set, the next connect answers this error without calling the store (a refusal after the plugin made its key). */
   connectError: { status: number; error: string; message: string } | null;
   close(): Promise<void>;
 }
 
 const DEFAULT_SETTINGS: StoreSettings = {
   pointsPerDollar: 1, rounding: 'FLOOR', minOrderAmount: null, excludeShipping: true, excludeTax: true, excludeGuest: true,
-  pointsOnStatus: 'completed', showInAccount: true, productOverrides: {}, memberIdentifier: 'id',
+  pointsOnStatus: 'completed', showInAccount: true, productOverrides: {}, memberIdentifier: 'customerId',
 };
 
 const WEBHOOK_TOPICS = ['order.updated', 'customer.created', 'customer.updated'];
@@ -59,24 +94,25 @@ export async function startFakeCommerce(punchcard: { url: string; secretKey: str
     state.calls.push({ method: req.method ?? '', path, authorization: req.headers.authorization, body });
     if (req.headers.authorization !== `Bearer ${punchcard.secretKey}`) return send(res, 401, { error: 'Invalid API key', message: 'Invalid API key.' });
     if (path === '/api/commerce/connect' && req.method === 'POST') {
+      const ok = body && typeof body.siteUrl === 'string' && /^ck_/.test(body.consumerKey) && /^cs_/.test(body.consumerSecret);
+      if (!ok) return send(res, 400, { error: 'Bad Request', message: '"consumerKey" and "consumerSecret" must be the store\'s REST API key (ck_…, cs_…).' });
       if (state.connectError) {
         const { status, ...error } = state.connectError;
         state.connectError = null;
         return send(res, status, error);
       }
-      const ok = body && typeof body.siteUrl === 'string' && /^ck_/.test(body.consumerKey) && /^cs_/.test(body.consumerSecret);
-      if (!ok) return send(res, 400, { error: 'Bad Request', message: '"consumerKey" and "consumerSecret" must be the store\'s REST API key (ck_…, cs_…).' });
-      if (body.organizationId !== punchcard.projectId) return send(res, 403, { error: 'Forbidden', message: 'The organization is not the key\'s project.' });
-      const reconnect = state.store !== null;
-      state.store = { id: state.store?.id ?? `store_${randomBytes(8).toString('hex')}`, siteUrl: body.siteUrl, organizationId: body.organizationId,
-        createdAt: state.store?.createdAt ?? new Date().toISOString() };
-      return send(res, reconnect ? 200 : 201, { ...state.store, webhooks: WEBHOOK_TOPICS.map((topic, i) => ({ id: i + 1, topic })) });
+      return void connect(body).then(({ store, created }) => {
+        const { consumerKey: _key, consumerSecret: _secret, ...view } = store;
+        send(res, created ? 201 : 200, view);
+      }, (error) => send(res, 400, { error: error.error ?? 'Bad Request', message: error.message }));
     }
     if (path === '/api/commerce/connect' && req.method === 'DELETE') {
       if (!state.store) return send(res, 404, { error: 'Not Found', message: 'No store is connected.' });
-      const { id } = state.store;
-      state.store = null;
-      return send(res, 200, { id, deleted: true });
+      const store = state.store;
+      return void removeWebhooks(store).then(() => {
+        state.store = null;
+        send(res, 200, { id: store.id, deleted: true });
+      });
     }
     const settings = /^\/api\/commerce\/stores\/([^/]+)\/settings$/.exec(path);
     if (settings && (req.method === 'GET' || req.method === 'PATCH')) {
@@ -90,6 +126,28 @@ export async function startFakeCommerce(punchcard: { url: string; secretKey: str
       return send(res, 200, { storeId: state.store.id, settings: state.settings });
     }
     return send(res, 404, { error: 'Not Found', message: `No route ${req.method} ${path}.` });
+  };
+
+  /** Removes webhooks, best effort (a store that is down keeps them), as the real server does. */
+  const removeWebhooks = async (store: ConnectedStore) => {
+    for (const hook of store.webhooks) await woo(store, 'DELETE', `/webhooks/${hook.id}?force=true`).catch(() => undefined);
+  };
+
+  const connect = async (body: { siteUrl: string; consumerKey: string; consumerSecret: string; organizationId: string }) => {
+    const previous = state.store;
+    const id = previous?.id ?? `store_${randomBytes(8).toString('hex')}`;
+    const creds = { siteUrl: body.siteUrl.replace(/\/+$/, ''), consumerKey: body.consumerKey, consumerSecret: body.consumerSecret };
+    await woo(creds, 'GET', '/webhooks?per_page=1');
+    const secret = randomBytes(20).toString('hex');
+    const webhooks: { id: number; topic: string }[] = [];
+    for (const topic of WEBHOOK_TOPICS) {
+      const hook = await woo(creds, 'POST', '/webhooks', { name: `Punchcard ${topic}`, topic, delivery_url: `${fake.url}/api/commerce/webhooks/${id}`, secret,
+        status: 'active' });
+      webhooks.push({ id: hook.id, topic: hook.topic });
+    }
+    if (previous) await removeWebhooks(previous);
+    state.store = { id, ...creds, organizationId: body.organizationId, createdAt: previous?.createdAt ?? new Date().toISOString(), webhooks };
+    return { store: state.store, created: previous === null };
   };
 
   const forward = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {

@@ -134,9 +134,11 @@ if (!defined('ABSPATH')) define('ABSPATH', __DIR__ . '/');
 require_once ABSPATH . 'wp-settings.php';
 `);
     const installed = JSON.parse(execFileSync('php', [join(FIXTURES, 'setup.php'), root], { encoding: 'utf8', env: { ...process.env, HTTP_HOST: `127.0.0.1:${port}` } }));
-    processes.push(await startUntil('php', ['-S', `127.0.0.1:${port}`, '-t', root], /Development Server .* started/, log, { cwd: root }));
+    // Several workers: while the plugin's request waits on Punchcard, Punchcard calls the store's REST API back.
+    processes.push(await startUntil('php', ['-S', `127.0.0.1:${port}`, '-t', root], /Development Server .* started/, log,
+      { cwd: root, env: { ...process.env, PHP_CLI_SERVER_WORKERS: '4' } }));
 
-    const sql = (query: string) => execFileSync('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '-N', '-B', '-e', query, 'wordpress'], { encoding: 'utf8' })
+    const sql = (query: string) => execFileSync('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '-N', '-B', '--raw', '-e', query, 'wordpress'], { encoding: 'utf8' })
       .split('\n').filter((line) => line !== '').map((line) => line.split('\t'));
     const debugLog = () => existsSync(join(root, 'debug.log')) ? readFileSync(join(root, 'debug.log'), 'utf8') : '';
     return { url, dir, users: installed.users, accountPage: installed.accountPage, sql, debugLog, stop };
