@@ -7,6 +7,7 @@ import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
+import { addMemberFiles } from './commands/member-files.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
@@ -32,6 +33,7 @@ for (const command of [serveCommand, migrateCommand, projectsCommand, keysComman
   program.addCommand(command);
 }
 
+addMemberFiles(membersCommand);
 addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
 try {

@@ -12,13 +12,14 @@ import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
+import { withRequestLog } from './http/request-log.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { webhookPruneJob } from './webhooks/housekeeping.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
-import { createLogger, type LogLevel } from './shared/log.ts';
+import { createLogger, type LogFormat, type LogLevel } from './shared/log.ts';
 import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
 import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './db/store.ts';
@@ -36,6 +37,10 @@ export interface ServeOptions {
   masterKey?: string | undefined;
   clock?: Clock;
   logLevel?: LogLevel;
+  /** Log lines as text (default) or JSON (`--log-format json`). */
+  logFormat?: LogFormat | undefined;
+  /** Leave out the line per request (`--quiet`); the tests' servers do. */
+  quiet?: boolean | undefined;
   /** Serve the demo shop at /demo (`serve --demo`), for the demo project `seed --demo` made; never by default. */
   demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
@@ -99,7 +104,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  const log = createLogger(options.logLevel);
+  const log = createLogger(options.logLevel, { format: options.logFormat, requests: options.quiet !== true });
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
   const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
@@ -140,7 +145,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     requestTimeout: limits.requestTimeoutMs,
     // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  }, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  }, withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   let address: AddressInfo;

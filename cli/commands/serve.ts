@@ -58,6 +58,8 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
     .env('PUNCHCARD_SYNCHRONOUS').default('full'))
   .addOption(new Option('--log-level <level>', 'info, error (errors only) or silent').env('PUNCHCARD_LOG').default('info'))
+  .addOption(new Option('--log-format <format>', 'text, or json (one JSON object per line)').env('PUNCHCARD_LOG_FORMAT').default('text'))
+  .addOption(new Option('--quiet', 'no line per request (messages and errors are still logged)').env('PUNCHCARD_QUIET'))
   .option('--demo', 'serve the demo shop page at /demo for the demo project "punchcard seed --demo" creates (off by default)')
   .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests); the variable takes true/false/1/0/yes/no')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
@@ -96,6 +98,8 @@ export const serveCommand: Command = new Command('serve')
       masterKey,
       demo: setting(command, 'demo', parseBoolean),
       logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
+      logFormat: setting(command, 'logFormat', parseChoice('text', 'json')),
+      quiet: setting(command, 'quiet', parseBoolean),
       webhooks: {
         allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
         deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,

@@ -4,6 +4,7 @@ import { AppError } from '../shared/errors.ts';
 import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { refuseUnwantedBody } from './request.ts';
+import { noteRoute } from './request-log.ts';
 import { mountSurfaces } from './surface.ts';
 import { OFF, type ReplicationStatus } from '../replication/status.ts';
 
@@ -32,6 +33,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     onError: (error) => errorResponse(error, ctx.log),
   });
   app.use((event) => {
+    noteRoute(event);
     refuseUnwantedBody(event);
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);

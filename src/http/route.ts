@@ -6,6 +6,7 @@ import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
 import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { idempotencyKey } from '../schemas/common.ts';
+import { noteProject } from './request-log.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 type Output<S> = S extends Schema ? v.InferOutput<S> : undefined;
@@ -156,6 +157,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
     };
     routes.push(mounted);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
+      noteProject(event, surface.keyScope(caller).projectId);
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;
