@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
-import { rootPath } from '../src/shared/root.ts';
+import { readRootFile } from '../src/shared/assets.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
@@ -20,7 +19,7 @@ import { webhooksCommand } from './commands/webhooks.ts';
 import { communityCommand } from './commands/community.ts';
 import { CREATING_COMMANDS, DEFAULT_DB } from './context.ts';
 
-const { version } = JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readRootFile('package.json').toString('utf8')) as { version: string };
 
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
@@ -36,11 +35,10 @@ for (const command of [serveCommand, migrateCommand, projectsCommand, keysComman
 addMemberFiles(membersCommand);
 addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
-try {
-  await program.parseAsync();
-} catch (error) {
+// No top-level await: the single executable runs this bundle as CommonJS (Node's SEA has no ESM entry).
+program.parseAsync().catch((error: unknown) => {
   // Errors a user can act on print as one line; anything else keeps its stack for a bug report.
   const known = error instanceof AppError || (error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError));
   console.error(`punchcard: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
   process.exitCode = 1;
-}
+});

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
@@ -55,7 +56,12 @@ export interface ServeOptions {
   guard?: GuardOptions;
   /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
   connections?: Partial<ConnectionOptions>;
+  /** Serves the handler some other way than plain HTTP: `serve --https` (cli/local-https.ts). */
+  listen?: ListenWith;
 }
+
+/** Starts a server for `handler` on port and host; the caller then applies the connection limits to it. */
+export type ListenWith = (handler: RequestListener, port: number, host: string) => Promise<{ server: Server | HttpsServer; url: string }>;
 
 export interface ConnectionOptions {
   /** Open sockets at most; more are closed as they arrive. */
@@ -140,22 +146,29 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
   const demo = options.demo === true;
-  const server = createServer({
+  const handler = withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  let server: Server | HttpsServer = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  }, withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
-  let address: AddressInfo;
+  }, handler);
+  let address: AddressInfo | null = null;
   try {
     if (litestream && options.replicate) {
       // Litestream is then the one checkpointer (Litestream's tips for busy databases; see docs/production.md).
       db.pragma('wal_autocheckpoint = 0');
       replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
     }
-    address = await listen(server, options.port, options.host);
+    if (options.listen) {
+      ({ server, url } = await options.listen(handler, options.port, options.host));
+      server.headersTimeout = limits.headersTimeoutMs;
+      server.requestTimeout = limits.requestTimeoutMs;
+    } else {
+      address = await listen(server, options.port, options.host);
+    }
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.maxConnections = limits.maxConnections;
     maintenance = replication ? null : new StorageMaintenance(db, options.db);
   } catch (error) {
     store.close();
@@ -166,8 +179,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
   // still creates the Default project and shows its keys. The demo shop's project does not count.
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
   const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);

@@ -8,6 +8,7 @@ import { dbPath } from '../context.ts';
 import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { replicationBanner } from './replicate.ts';
+import { listenHttps, trustHelp, type LocalCertificate } from '../local-https.ts';
 
 /** The first start's keys: on a terminal in full; otherwise (systemd's journal) in a new 0600 file. */
 function bootstrapBanner(created: CreatedProject, url: string, db: string): string {
@@ -79,6 +80,7 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
+  .option('--https', 'serve HTTPS with a self-signed certificate for localhost (development only: a widget on an https:// shop page cannot call http://)')
   .action(async (_options: object, command: Command) => {
     // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
     const port = setting(command, 'port', parsePort)!;
@@ -89,8 +91,10 @@ export const serveCommand: Command = new Command('serve')
     if (masterKey) parseMasterKey(masterKey);
     const rateLimits: Partial<RateLimitSettings> = {};
     for (const [key, flag] of RATE_LIMIT_OPTIONS) rateLimits[key] = setting(command, optionName(flag), parseRateText)!;
+    let certificate: LocalCertificate | null = null;
     const options = {
       db: dbPath(command),
+      listen: setting(command, 'https', parseBoolean) ? listenHttps(dbPath(command), (made) => { certificate = made; }) : undefined,
       port,
       host,
       publicUrl: setting(command, 'publicUrl', parseUrl),
@@ -120,7 +124,7 @@ export const serveCommand: Command = new Command('serve')
     // One write, so whoever reads the first line also gets the keys with it.
     const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
     const demo = server.demo ? `\nWidget demo: ${server.url}/demo` : '';
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${certificate ? trustHelp(server.url, certificate) : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {
