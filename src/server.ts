@@ -12,6 +12,7 @@ import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
+import { Metrics } from './http/metrics.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
@@ -43,6 +44,8 @@ export interface ServeOptions {
   guard?: GuardOptions;
   /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
   connections?: Partial<ConnectionOptions>;
+  /** A token that reads /metrics, for a Prometheus that should not hold a secret key. */
+  metricsToken?: string | undefined;
 }
 
 export interface ConnectionOptions {
@@ -121,10 +124,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
-  const committer = new GroupCommitter(db);
+  const metrics = new Metrics(db, options.db);
+  const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batchSize.observe(size) });
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url, metrics, metricsToken: options.metricsToken };
   const demo = options.demo === true;
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
@@ -156,7 +160,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   url = `http://${host}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
-  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
+  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.deliveries.inc({ outcome }) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
 
   return {

@@ -74,6 +74,7 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
+  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
   .action(async (_options: object, command: Command) => {
     // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
@@ -99,6 +100,7 @@ export const serveCommand: Command = new Command('serve')
         deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
       },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
+      metricsToken: setting(command, 'metricsToken', String),
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,

@@ -5,10 +5,7 @@ import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { refuseUnwantedBody } from './request.ts';
 import { mountSurfaces } from './surface.ts';
-import { OFF, type ReplicationStatus } from '../replication/status.ts';
-
-/** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
-const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
+import { mountHealth } from './health.ts';
 
 const SERVER_API = /^\/api\/v1(?:\/|$)/;
 
@@ -29,13 +26,17 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   const app = new H3({
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
+    onRequest: (event) => {
+      event.context.startedAt = performance.now();
+    },
+    onResponse: (response, event) => ctx.metrics.observe(event, response.status, event.context.startedAt as number),
   });
   app.use((event) => {
     refuseUnwantedBody(event);
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
   });
-  app.get('/healthz', () => ({ status: 'ok', replication: publicReplication(ctx.replication?.() ?? OFF) }));
+  mountHealth(app, ctx);
   mountSurfaces(app, ctx);
   mountPages(app, ctx, options);
   return app;

@@ -171,10 +171,18 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           return result instanceof Answer ? respond(event, result) : result;
         }
         const key = mounted.changes ? keyOf(event, body) : undefined;
-        const perform = () => stored(handler(input));
-        if (key === undefined) return respond(event, await ctx.write(perform));
-        const scope = { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
-        return respond(event, await ctx.write(() => once(ctx.db, scope, now, perform)));
+        let awarded = false;
+        const perform = () => {
+          const response = stored(handler(input));
+          awarded = response.storeAs === 'award';
+          return response;
+        };
+        const scope = key === undefined ? undefined
+          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
+        const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
+        // Counted once committed, and not for a replay (perform did not run).
+        if (awarded) ctx.metrics.awards.inc();
+        return respond(event, response);
       };
       return options.around ? options.around(input, run) : run();
     }), { meta: { route: mounted } });
