@@ -5,6 +5,7 @@ import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { refuseUnwantedBody } from './request.ts';
 import { mountSurfaces } from './surface.ts';
+import { mountApiDocs } from './api-docs.ts';
 import { mountHealth } from './health.ts';
 
 const SERVER_API = /^\/api\/v1(?:\/|$)/;
@@ -37,7 +38,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
   });
   mountHealth(app, ctx);
-  mountSurfaces(app, ctx);
+  mountApiDocs(app, ctx, mountSurfaces(app, ctx));
   mountPages(app, ctx, options);
   return app;
 }

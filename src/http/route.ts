@@ -65,6 +65,8 @@ export interface MountedRoute {
   /** The full path, surface prefix included. */
   path: string;
   body: Schema | undefined;
+  /** An empty body counts as `{}`. */
+  optionalBody: boolean;
   query: Schema | undefined;
   responses: Partial<Record<number, Schema>>;
   write: boolean;
@@ -149,6 +151,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       method,
       path: `${surface.base}${path}`,
       body: options.body,
+      optionalBody: options.optionalBody === true,
       query: options.query,
       responses: options.responses ?? {},
       write: options.write === true,

@@ -1,0 +1,10 @@
+import { startTestServer } from '../test/helpers/server.ts';
+import { Validator } from '@seriousme/openapi-schema-validator';
+const server = await startTestServer();
+const res = await server.api.get('/api/v1/openapi.json');
+console.log(res.status, res.text.length);
+const validator = new Validator();
+const result = await validator.validate(res.body);
+console.log(JSON.stringify(result, null, 1).slice(0, 3000));
+console.log(Object.keys(res.body.paths).length);
+await server.stop();

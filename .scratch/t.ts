@@ -1,0 +1,11 @@
+import * as v from 'valibot';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import { pointsBody } from '/work/wt/openapi/src/schemas/points.ts';
+import { memberLookupQuery } from '/work/wt/openapi/src/schemas/members.ts';
+const c = (s: any) => JSON.stringify(toJsonSchema(s, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }));
+console.log(c(v.object({ a: v.string(), b: v.optional(v.nullable(v.number())) })));
+console.log(c(v.looseObject({ a: v.string() })));
+console.log(c(pointsBody));
+console.log(c(memberLookupQuery));
+console.log(c(v.pipe(v.string(), v.examples(['x']), v.description('hi'))));
+console.log(c(v.record(v.string(), v.unknown())));
