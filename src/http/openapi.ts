@@ -8,16 +8,29 @@ import type { MountedRoute } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
 
+const QUERY_DIGITS = '^-?\\d{1,15}$';
+
 /**
- * The request schemas are converted as clients send them (`input`: before transforms); checks
- * JSON Schema cannot say (NFC, a real calendar date) are left to the server's 400.
+ * Schemas are converted with every rule JSON Schema can say (formats, bounds, patterns), through
+ * transforms (`ignore`: a text is normalized, then its URL format checked); the checks it cannot
+ * say (NFC, a real calendar date, a length in characters) are left to the server's 400.
  */
 const CONVERSION: ConversionConfig = {
   target: 'draft-2020-12',
-  typeMode: 'input',
+  typeMode: 'ignore',
   errorMode: 'ignore',
   // The only custom schema is a JSON object (metadata, properties).
   overrideSchema: ({ valibotSchema }) => (valibotSchema.type === 'custom' ? { type: 'object' } : undefined),
+  // queryInt (schemas/common.ts): query text of digits, read as a number and bounded: as a parameter, an integer.
+  overrideAction: ({ valibotAction, jsonSchema: converted }) => {
+    const { requirement } = valibotAction as { requirement?: unknown };
+    // Strict bounds (a multiplier above 1), which the converter leaves out.
+    if (valibotAction.type === 'gt_value' && typeof requirement === 'number') return { ...converted, exclusiveMinimum: requirement };
+    if (valibotAction.type === 'lt_value' && typeof requirement === 'number') return { ...converted, exclusiveMaximum: requirement };
+    if (valibotAction.type !== 'regex' || !(requirement instanceof RegExp) || requirement.source !== QUERY_DIGITS) return undefined;
+    const { pattern: _digits, ...rest } = converted;
+    return { ...rest, type: 'integer' };
+  },
 };
 
 export function jsonSchema(schema: v.GenericSchema): JsonSchema {
@@ -77,12 +90,17 @@ const operationId = (method: string, path: string) => {
   return words.map((word, i) => (i === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
 };
 
+/** A query field as its parameter's schema: a default of query text read as a whole number is a number there. */
+function queryField(schema: JsonSchema): JsonSchema {
+  return schema.type === 'integer' && typeof schema.default === 'string' ? { ...schema, default: Number(schema.default) } : schema;
+}
+
 /** The query schema's fields as query parameters. */
 function queryParameters(schema: v.GenericSchema): JsonSchema[] {
   const converted = jsonSchema(schema);
   const properties = (converted.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((converted.required ?? []) as string[]);
-  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: property }));
+  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: queryField(property) }));
 }
 
 function operation(route: MountedRoute, path: string): JsonSchema {
