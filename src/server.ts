@@ -14,6 +14,7 @@ import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
+import { Metrics } from './http/metrics.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
@@ -58,6 +59,8 @@ export interface ServeOptions {
   connections?: Partial<ConnectionOptions>;
   /** Serves the handler some other way than plain HTTP: `serve --https` (cli/local-https.ts). */
   listen?: ListenWith;
+  /** A token that reads /metrics, for a Prometheus that should not hold a secret key. */
+  metricsToken?: string | undefined;
 }
 
 /** Starts a server for `handler` on port and host; the caller then applies the connection limits to it. */
@@ -141,10 +144,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
-  const committer = new GroupCommitter(db);
+  const metrics = new Metrics(db, options.db);
+  const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batchSize.observe(size) });
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
+    metrics, metricsToken: options.metricsToken };
   const demo = options.demo === true;
   const handler = withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
   let server: Server | HttpsServer = createServer({
@@ -182,7 +187,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
-  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
+  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.deliveries.inc({ outcome }) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();

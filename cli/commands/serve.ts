@@ -79,6 +79,7 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
+  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
   .option('--https', 'serve HTTPS with a self-signed certificate for localhost (development only: a widget on an https:// shop page cannot call http://)')
   .action(async (_options: object, command: Command) => {
@@ -110,6 +111,7 @@ export const serveCommand: Command = new Command('serve')
       },
       commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
+      metricsToken: setting(command, 'metricsToken', String),
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,

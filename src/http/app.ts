@@ -6,10 +6,8 @@ import { mountPages } from './pages.ts';
 import { refuseUnwantedBody } from './request.ts';
 import { noteRoute } from './request-log.ts';
 import { mountSurfaces } from './surface.ts';
-import { OFF, type ReplicationStatus } from '../replication/status.ts';
-
-/** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
-const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
+import { mountApiDocs } from './api-docs.ts';
+import { mountHealth } from './health.ts';
 
 // The commerce routes are limited per key too, and a store's burst of deliveries by its signature checks, not by its address.
 const SERVER_API = /^\/api\/(?:v1|commerce)(?:\/|$)/;
@@ -31,6 +29,10 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   const app = new H3({
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
+    onRequest: (event) => {
+      event.context.startedAt = performance.now();
+    },
+    onResponse: (response, event) => ctx.metrics.observe(event, response.status, event.context.startedAt as number),
   });
   app.use((event) => {
     noteRoute(event);
@@ -38,8 +40,8 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
   });
-  app.get('/healthz', () => ({ status: 'ok', replication: publicReplication(ctx.replication?.() ?? OFF) }));
-  mountSurfaces(app, ctx);
+  mountHealth(app, ctx);
+  mountApiDocs(app, ctx, mountSurfaces(app, ctx));
   mountPages(app, ctx, options);
   return app;
 }

@@ -66,6 +66,8 @@ export interface MountedRoute {
   /** The full path, surface prefix included. */
   path: string;
   body: Schema | undefined;
+  /** An empty body counts as `{}`. */
+  optionalBody: boolean;
   query: Schema | undefined;
   responses: Partial<Record<number, Schema>>;
   write: boolean;
@@ -150,6 +152,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       method,
       path: `${surface.base}${path}`,
       body: options.body,
+      optionalBody: options.optionalBody === true,
       query: options.query,
       responses: options.responses ?? {},
       write: options.write === true,
@@ -173,10 +176,18 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           return result instanceof Answer ? respond(event, result) : result;
         }
         const key = mounted.changes ? keyOf(event, body) : undefined;
-        const perform = () => stored(handler(input));
-        if (key === undefined) return respond(event, await ctx.write(perform));
-        const scope = { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
-        return respond(event, await ctx.write(() => once(ctx.db, scope, now, perform)));
+        let awarded = false;
+        const perform = () => {
+          const response = stored(handler(input));
+          awarded = response.storeAs === 'award';
+          return response;
+        };
+        const scope = key === undefined ? undefined
+          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
+        const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
+        // Counted once committed, and not for a replay (perform did not run).
+        if (awarded) ctx.metrics.awards.inc();
+        return respond(event, response);
       };
       return options.around ? options.around(input, run) : run();
     }), { meta: { route: mounted } });
