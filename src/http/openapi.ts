@@ -43,6 +43,13 @@ const SECURITY: Record<string, { security: Record<string, string[]>[]; tag: stri
   'server API': { security: [{ secretKey: [] }, { apiKeyHeader: [] }], tag: 'Server API' },
   'widget API': { security: [{ widgetAuth: [] }, { widgetSession: [] }], tag: 'Widget API' },
   'widget guest view': { security: [], tag: 'Widget API' },
+  'commerce API': { security: [{ secretKey: [] }, { apiKeyHeader: [] }], tag: 'WooCommerce' },
+  // Signed by the store with its webhook secret (X-WC-Webhook-Signature), checked by the handler.
+  'commerce deliveries': { security: [], tag: 'WooCommerce' },
+  // Signed by the bot with the community secret (X-Community-Signature), checked by the handler.
+  'community events': { security: [], tag: 'Discord' },
+  'community linking': { security: [{ widgetAuth: [] }, { widgetSession: [] }], tag: 'Discord' },
+  'community log': { security: [{ secretKey: [] }, { apiKeyHeader: [] }], tag: 'Discord' },
 };
 
 const SECURITY_SCHEMES = {
@@ -63,6 +70,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflicts with the current state (already held, already referred, an Idempotency-Key reused with another request).',
   413: 'The body is too large.',
   429: 'Rate limited: see Retry-After.',
+  502: 'A service this route calls (the connected store, Discord) did not answer as it should; nothing was changed here.',
   503: 'The database is busy or failing; nothing was saved. Retry after Retry-After.',
 };
 
@@ -71,7 +79,7 @@ function errorStatuses(route: MountedRoute): number[] {
   const statuses = [400, 401, 403, 404, 429];
   if (route.body) statuses.push(413);
   if (route.write) statuses.push(409, 503);
-  return statuses.sort((a, b) => a - b);
+  return [...new Set([...statuses, ...route.errors])].sort((a, b) => a - b);
 }
 
 /** Examples of request bodies, by operation: the ones a shop's first calls use. */
@@ -115,7 +123,10 @@ function operation(route: MountedRoute, path: string): JsonSchema {
   }
   const responses: Record<string, JsonSchema> = {};
   for (const [status, schema] of Object.entries(route.responses)) {
-    if (schema) responses[status] = { description: status === '201' ? 'Created' : 'OK', content: { 'application/json': { schema: jsonSchema(schema) } } };
+    if (!schema) continue;
+    if ('kind' in schema) responses[status] = { description: status === '201' ? 'Created' : 'OK', content: { 'application/json': { schema: jsonSchema(schema) } } };
+    else if (schema.contentType) responses[status] = { description: schema.description, content: { [schema.contentType]: { schema: { type: 'string' } } } };
+    else responses[status] = { description: schema.description, headers: { Location: { schema: { type: 'string' } } } };
   }
   for (const status of errorStatuses(route)) responses[status] = { $ref: `#/components/responses/E${status}` };
   const key = `${route.method} ${path}`;
@@ -126,7 +137,8 @@ function operation(route: MountedRoute, path: string): JsonSchema {
   return {
     operationId: operationId(route.method, path),
     tags: [surface?.tag ?? route.surface],
-    ...(surface ? { security: surface.security } : {}),
+    // A route open to anyone on its surface (the OAuth callback Discord redirects to) takes no credential.
+    ...(surface ? { security: 'public' in route && route.public === true ? [] : surface.security } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses,

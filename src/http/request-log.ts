@@ -26,7 +26,7 @@ export function noteRoute(event: H3Event): void {
 /** Records the caller's project, once a surface has authenticated it. */
 export function noteProject(event: H3Event, projectId: string): void {
   const note = noteOf(event);
-  if (note) note.projectId = projectId;
+  if (note && projectId !== '') note.projectId = projectId;
 }
 
 /** Client-closed-request, as proxies write it: the client went away before the answer was sent. */

@@ -9,6 +9,9 @@ import { idempotencyKey } from '../schemas/common.ts';
 import { noteProject } from './request-log.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
+/** An answer that is not JSON: a page (with its content type) or a redirect (no body). */
+export interface OtherReply { description: string; contentType?: string }
+export type Reply = Schema | OtherReply;
 type Output<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
 /** The `:name` segments of a route path; any name where the path is not a literal (the catalog's). */
@@ -54,7 +57,9 @@ export interface RouteOptions<B, Q, I> {
    * What the route answers, by status (200, 201...): the OpenAPI document describes each body with
    * it. Errors need not be listed: every route can answer `{error, message}`.
    */
-  responses?: Partial<Record<number, Schema>>;
+  responses?: Partial<Record<number, Reply>>;
+  /** Error statuses this route answers beyond every route's (409 outside a write; 502 when a store it calls is down). */
+  errors?: number[];
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
 }
@@ -69,7 +74,8 @@ export interface MountedRoute {
   /** An empty body counts as `{}`. */
   optionalBody: boolean;
   query: Schema | undefined;
-  responses: Partial<Record<number, Schema>>;
+  responses: Partial<Record<number, Reply>>;
+  errors: number[];
   write: boolean;
   /** A write that is not a GET: Idempotency-Key is honoured (or refused where `secret`). */
   changes: boolean;
@@ -155,6 +161,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       optionalBody: options.optionalBody === true,
       query: options.query,
       responses: options.responses ?? {},
+      errors: options.errors ?? [],
       write: options.write === true,
       changes: options.write === true && method !== 'GET',
     };

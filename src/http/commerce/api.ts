@@ -30,10 +30,8 @@ export function deliverySurface(_ctx: AppContext): Surface<DeliveryCaller, objec
       if (event.req.headers.has('idempotency-key')) throw badRequest('Idempotency-Key is not accepted on store deliveries: orders are deduplicated by store and order id.');
       return next({});
     },
-    // Never reached: serve refuses Idempotency-Key before a handler runs.
-    keyScope: () => {
-      throw badRequest('Idempotency-Key is not accepted on store deliveries.');
-    },
+    // No project before the signature names the store; never an idempotency scope, since serve refuses Idempotency-Key.
+    keyScope: () => ({ projectId: '' }),
     finish(app, routes) {
       for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
     },

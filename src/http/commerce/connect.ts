@@ -8,7 +8,7 @@ import { commerceDeps } from './deps.ts';
 export function connectRoutes({ route, ctx }: CommerceApi): void {
   const deps = commerceDeps(ctx);
   // Not `write`: connecting waits on the store, and no transaction may; connectStore writes once, after the store answered.
-  route('POST', '/connect', { body: connectBody, responses: { 200: storeAnswer, 201: storeAnswer } }, async ({ key, body }) => {
+  route('POST', '/connect', { body: connectBody, errors: [409, 502], responses: { 200: storeAnswer, 201: storeAnswer } }, async ({ key, body }) => {
     const { store, created } = await connectStore(deps, key.projectId, body);
     return new Answer(store, created ? 201 : 200);
   });

@@ -34,7 +34,10 @@ export function communityAuthRoutes({ route, ctx }: LinkApi): void {
   });
 
   // The network calls happen before the write, outside any transaction; the link is one transaction.
-  route('GET', '/auth/callback', { query: communityAuthCallbackQuery, public: true }, async ({ query, now }) => {
+  route('GET', '/auth/callback', {
+    query: communityAuthCallbackQuery, public: true, errors: [409, 502],
+    responses: { 302: { description: 'Linked: the browser goes on to the success page.' } },
+  }, async ({ query, now }) => {
     if (query.error) throw badRequest(`Discord did not authorise the link (${query.error}).`);
     const link = openLinkState(ctx.box, query.state, now);
     if (!query.code) throw badRequest('The "code" parameter is missing.');
@@ -44,7 +47,7 @@ export function communityAuthRoutes({ route, ctx }: LinkApi): void {
     return new Response(null, { status: 302, headers: { location: LINKED_PATH, 'cache-control': 'no-store' } });
   });
 
-  route('GET', '/auth/linked', { public: true }, () => new Response(LINKED_PAGE, {
+  route('GET', '/auth/linked', { public: true, responses: { 200: { description: 'The success page.', contentType: 'text/html' } } }, () => new Response(LINKED_PAGE, {
     headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" },
   }));
 }
