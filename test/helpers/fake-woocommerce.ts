@@ -55,6 +55,8 @@ export class FakeWooCommerce {
   down = false;
   /** When set, every REST call is answered 301 to this address (a site that moved to https or www). */
   redirectTo: string | null = null;
+  /** The bench's slow store: every REST answer waits this long (tests leave it at 0). */
+  latencyMs = 0;
   #nextId = 100;
   #deliveries = 0;
   #server: Server;
@@ -107,6 +109,7 @@ export class FakeWooCommerce {
       body: text ? JSON.parse(text) : null,
     };
     this.calls.push(call);
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
       res.end(JSON.stringify(body));
@@ -114,7 +117,8 @@ export class FakeWooCommerce {
     const error = (status: number, code: string, message: string) => send(status, { code, message, data: { status } });
     if (this.redirectTo !== null) {
       res.writeHead(301, { location: `${this.redirectTo}${url.pathname}${url.search}` });
-      return res.end();
+      res.end();
+      return;
     }
     if (!url.pathname.startsWith('/wp-json/wc/v3/')) return error(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     if (!call.authorized) return error(401, 'woocommerce_rest_cannot_view', 'Sorry, you cannot list resources.');
