@@ -65,13 +65,21 @@ const answerOf = (row: EventRow): CommunityAnswer => ({
   outcome: row.outcome,
 });
 
+/** Per time zone, the last local day computed: every capped award asks, and Intl formatting costs more than the rest of the check. */
+const recentDays = new Map<string, { start: number; end: number }>();
+
 /**
  * The instant the local day holding `at` began: the midnight after a moment 24 h earlier, or, on a
  * 25-hour day late enough that this lands on the next midnight, after a moment 25 h earlier.
  */
 export function localDayStart(at: Date, timeZone: string): Date {
-  const start = nextLocalMidnight(new Date(at.getTime() - DAY_MS), timeZone);
-  return start <= at ? start : nextLocalMidnight(new Date(at.getTime() - DAY_MS - 3_600_000), timeZone);
+  const time = at.getTime();
+  const recent = recentDays.get(timeZone);
+  if (recent && time >= recent.start && time < recent.end) return new Date(recent.start);
+  let start = nextLocalMidnight(new Date(time - DAY_MS), timeZone);
+  if (start > at) start = nextLocalMidnight(new Date(time - DAY_MS - 3_600_000), timeZone);
+  recentDays.set(timeZone, { start: start.getTime(), end: nextLocalMidnight(at, timeZone).getTime() });
+  return start;
 }
 
 const isChannelEligible = (config: CommunityConfig, channelId: string | undefined): boolean => {
