@@ -106,7 +106,7 @@ export function roleMultiplier(config: CommunityConfig, roles: string[] | undefi
  */
 export function receiveCommunityEvent(db: Db, settings: CommunitySettings, event: CommunityEvent, now: Date): CommunityAnswer & { replayed: boolean } {
   return atomically(db, () => {
-    const { projectId, config } = settings;
+    const { projectId } = settings;
     const first = stmt<EventRow>(db, `SELECT member_id, outcome, points, multiplier FROM community_events
       WHERE project_id = ? AND event_id = ? AND community_user_id = ? AND status = 200`).get(projectId, event.eventId, event.communityUserId);
     if (first) return { ...answerOf(first), replayed: true };
