@@ -69,16 +69,20 @@ const answerOf = (row: EventRow): CommunityAnswer => ({
 const recentDays = new Map<string, { start: number; end: number }>();
 
 /**
- * The instant the local day holding `at` began: the midnight after a moment 24 h earlier, or, on a
- * 25-hour day late enough that this lands on the next midnight, after a moment 25 h earlier.
+ * The instant the local day holding `at` began. Days are 23 to 25 hours long, so a moment 25 h
+ * earlier lies before it; walking midnight to midnight from there lands on it (at most twice).
  */
 export function localDayStart(at: Date, timeZone: string): Date {
   const time = at.getTime();
   const recent = recentDays.get(timeZone);
   if (recent && time >= recent.start && time < recent.end) return new Date(recent.start);
-  let start = nextLocalMidnight(new Date(time - DAY_MS), timeZone);
-  if (start > at) start = nextLocalMidnight(new Date(time - DAY_MS - 3_600_000), timeZone);
-  recentDays.set(timeZone, { start: start.getTime(), end: nextLocalMidnight(at, timeZone).getTime() });
+  let start = nextLocalMidnight(new Date(time - DAY_MS - 3_600_000), timeZone);
+  let end = nextLocalMidnight(start, timeZone);
+  while (end <= at) {
+    start = end;
+    end = nextLocalMidnight(start, timeZone);
+  }
+  recentDays.set(timeZone, { start: start.getTime(), end: end.getTime() });
   return start;
 }
 
