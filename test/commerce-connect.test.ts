@@ -130,6 +130,21 @@ describe('DELETE /api/commerce/connect', () => {
   });
 });
 
+describe('DELETE /api/commerce/connect with the store down', () => {
+  it('still disconnects: the store keeps its webhooks until it disables them, and their deliveries answer 404', async () => {
+    const connected = await server.api.post('/api/commerce/connect', connectBody());
+    store.goDown();
+    const res = await server.api.delete('/api/commerce/connect');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ id: connected.body.id, deleted: true });
+    store.down = false;
+    expect(store.webhooks.size).toBe(3);
+    const delivered = await store.deliverOne('customer.created', { id: 5, email: 'x@shop.example' });
+    expect(delivered.status).toBe(404);
+    store.webhooks.clear();
+  });
+});
+
 describe('GET/PATCH /api/commerce/stores/{id}/settings', () => {
   it('has every setting with its default, changes the given ones, and validates', async () => {
     const { body: connected } = await server.api.post('/api/commerce/connect', connectBody());

@@ -116,6 +116,18 @@ describe('the order life cycle, with exact balances after each step', () => {
   });
 });
 
+describe('erased members', () => {
+  it('a later state of an erased member\'s order changes no ledger; the customer\'s next order makes a new member', async () => {
+    await settings(DEFAULTS);
+    await send({ id: 5101, status: 'completed', customerId: 150, modified: '2026-01-15T12:00:01' });
+    expect((await server.api.delete('/api/v1/members/150')).status).toBe(200);
+    expect((await send({ id: 5101, status: 'cancelled', customerId: 150, modified: '2026-01-15T12:00:02' })).outcome).toBe('order updated');
+    await send({ id: 5102, status: 'completed', customerId: 150, modified: '2026-01-15T12:00:03' });
+    expect(await balance('150')).toBe(80);
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
+
 describe('duplicates and out-of-order deliveries', () => {
   it('every order of the same three deliveries ends with the same balance', async () => {
     await settings(DEFAULTS);

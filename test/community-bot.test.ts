@@ -90,6 +90,11 @@ describe("the bot's translation of gateway dispatches", () => {
       eventId: 'thread:1700000000000000001', eventType: 'THREAD_CREATE', communityUserId: ANN.id, channelId: '1500000000000000001', threadId: '1700000000000000001',
     });
     expect(translate(createBotState(), { t: 'THREAD_CREATE', d: { ...thread, newly_created: undefined } }, at(0))).toEqual([]);
+    // Messages in a known thread count under its parent channel, for the include/exclude rules.
+    const state = createBotState();
+    translate(state, { t: 'THREAD_CREATE', d: thread }, at(0));
+    const inThread = translate(state, { t: 'MESSAGE_CREATE', d: { ...(messageCreate.d as object), channel_id: '1700000000000000001' } }, at(1));
+    expect(inThread[0]!.event).toMatchObject({ channelId: '1500000000000000001' });
   });
 
   it('turns premium_since on a member update into SERVER_BOOST, and a member without it into nothing', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { localDayStart } from '../src/domain/community/events.ts';
 import { configureCommunity, GUILD, linkDirectly, sendCommunityEvent } from './helpers/community.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 
@@ -214,6 +215,20 @@ describe('the log stays bounded', () => {
     for (let i = 0; i < before; i++) await send({ eventType: 'MESSAGE', communityUserId: 'stranger', channelId: 'c', messageId: 'x' });
     expect(count()).toBeLessThanOrEqual(before);
     expect((await send({ eventType: 'SERVER_BOOST', communityUserId: 'once' })).body.outcome).toBe('already_awarded');
+  });
+});
+
+describe('the local day of the daily caps', () => {
+  it('begins at local midnight, on 23- and 25-hour days too', () => {
+    const start = (iso: string, zone: string) => localDayStart(new Date(iso), zone).toISOString();
+    expect(start('2026-01-15T23:59:59Z', 'UTC')).toBe('2026-01-15T00:00:00.000Z');
+    expect(start('2026-01-15T15:00:00Z', 'Asia/Tokyo')).toBe('2026-01-15T15:00:00.000Z');
+    expect(start('2026-01-15T14:59:59Z', 'Asia/Tokyo')).toBe('2026-01-14T15:00:00.000Z');
+    // Paris: 29 March 2026 has 23 hours (starts 23:00Z the day before), 25 October 2026 has 25 (starts 22:00Z the day before).
+    expect(start('2026-03-29T21:59:00Z', 'Europe/Paris')).toBe('2026-03-28T23:00:00.000Z');
+    expect(start('2026-03-29T22:00:00Z', 'Europe/Paris')).toBe('2026-03-29T22:00:00.000Z');
+    expect(start('2026-10-25T22:30:00Z', 'Europe/Paris')).toBe('2026-10-24T22:00:00.000Z');
+    expect(start('2026-10-25T23:00:00Z', 'Europe/Paris')).toBe('2026-10-25T23:00:00.000Z');
   });
 });
 

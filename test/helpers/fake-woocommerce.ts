@@ -55,6 +55,8 @@ export class FakeWooCommerce {
   down = false;
   /** When set, every REST call is answered 301 to this address (a site that moved to https or www). */
   redirectTo: string | null = null;
+  /** The bench's slow store: every REST answer waits this long (tests leave it at 0). */
+  latencyMs = 0;
   #nextId = 100;
   #deliveries = 0;
   #server: Server;
@@ -107,6 +109,7 @@ export class FakeWooCommerce {
       body: text ? JSON.parse(text) : null,
     };
     this.calls.push(call);
+    if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
       res.end(JSON.stringify(body));

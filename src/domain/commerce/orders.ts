@@ -144,7 +144,9 @@ export function applyOrder(db: Db, store: StoreRow, settings: StoreSettings, ord
     }
     const step: Step = { db, store, order, row, now };
     const refundedCents = recordRefunds(step);
-    if (row.excluded === null) {
+    // An erased member's ledger stays as the erasure left it.
+    const erased = row.member_id !== null && memberById(db, row.member_id).erased_at !== null;
+    if (row.excluded === null && !erased) {
       if (earnsAt(order.status, settings) && row.awarded === 0) award(step, settings, refundedCents);
       if (REVOKING.has(order.status) && row.awarded === 1) {
         takeBack(step, row.net_points, 'REFUNDED', `${label(order)} ${order.status}`, { status: order.status });

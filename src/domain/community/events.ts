@@ -65,13 +65,25 @@ const answerOf = (row: EventRow): CommunityAnswer => ({
   outcome: row.outcome,
 });
 
+/** Per time zone, the last local day computed: every capped award asks, and Intl formatting costs more than the rest of the check. */
+const recentDays = new Map<string, { start: number; end: number }>();
+
 /**
- * The instant the local day holding `at` began: the midnight after a moment 24 h earlier, or, on a
- * 25-hour day late enough that this lands on the next midnight, after a moment 25 h earlier.
+ * The instant the local day holding `at` began. Days are 23 to 25 hours long, so a moment 25 h
+ * earlier lies before it; walking midnight to midnight from there lands on it (at most twice).
  */
 export function localDayStart(at: Date, timeZone: string): Date {
-  const start = nextLocalMidnight(new Date(at.getTime() - DAY_MS), timeZone);
-  return start <= at ? start : nextLocalMidnight(new Date(at.getTime() - DAY_MS - 3_600_000), timeZone);
+  const time = at.getTime();
+  const recent = recentDays.get(timeZone);
+  if (recent && time >= recent.start && time < recent.end) return new Date(recent.start);
+  let start = nextLocalMidnight(new Date(time - DAY_MS - 3_600_000), timeZone);
+  let end = nextLocalMidnight(start, timeZone);
+  while (end <= at) {
+    start = end;
+    end = nextLocalMidnight(start, timeZone);
+  }
+  recentDays.set(timeZone, { start: start.getTime(), end: end.getTime() });
+  return start;
 }
 
 const isChannelEligible = (config: CommunityConfig, channelId: string | undefined): boolean => {
@@ -98,7 +110,7 @@ export function roleMultiplier(config: CommunityConfig, roles: string[] | undefi
  */
 export function receiveCommunityEvent(db: Db, settings: CommunitySettings, event: CommunityEvent, now: Date): CommunityAnswer & { replayed: boolean } {
   return atomically(db, () => {
-    const { projectId, config } = settings;
+    const { projectId } = settings;
     const first = stmt<EventRow>(db, `SELECT member_id, outcome, points, multiplier FROM community_events
       WHERE project_id = ? AND event_id = ? AND community_user_id = ? AND status = 200`).get(projectId, event.eventId, event.communityUserId);
     if (first) return { ...answerOf(first), replayed: true };

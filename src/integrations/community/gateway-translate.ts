@@ -38,9 +38,11 @@ export interface BotState {
   activeEvents: Map<string, string>;
   /** guild id → invite code → uses, for finding who invited a new member. */
   invites: Map<string, Map<string, InviteInfo>>;
+  /** thread id → its parent channel: activity in a thread counts under its channel's include/exclude rules. */
+  threadParents: Map<string, string>;
 }
 
-export const createBotState = (): BotState => ({ voice: new Map(), activeEvents: new Map(), invites: new Map() });
+export const createBotState = (): BotState => ({ voice: new Map(), activeEvents: new Map(), invites: new Map(), threadParents: new Map() });
 
 /** An event for the project whose guild it happened in. */
 export interface GuildEvent {
@@ -77,7 +79,7 @@ export function translate(state: BotState, dispatch: GatewayDispatch, now: Date,
     case 'MESSAGE_CREATE': {
       const author = actor(d, 'author');
       const id = str(d.id);
-      const channelId = str(d.channel_id);
+      const channelId = channelOf(state, str(d.channel_id));
       if (author.bot || d.webhook_id !== undefined || !author.id || !id || !channelId) return [];
       return [out({ eventId: `msg:${id}`, eventType: 'MESSAGE', communityUserId: author.id, communityUsername: author.username, roles: author.roles, channelId, messageId: id })];
     }
@@ -85,7 +87,7 @@ export function translate(state: BotState, dispatch: GatewayDispatch, now: Date,
       const who = actor(d, 'member.user');
       const userId = str(d.user_id) ?? who.id;
       const messageId = str(d.message_id);
-      const channelId = str(d.channel_id);
+      const channelId = channelOf(state, str(d.channel_id));
       const emoji = obj(d.emoji);
       const emojiName = str(emoji.id) ?? str(emoji.name);
       if (who.bot || !userId || !messageId || !channelId || !emojiName) return [];
@@ -99,6 +101,7 @@ export function translate(state: BotState, dispatch: GatewayDispatch, now: Date,
     case 'THREAD_CREATE': {
       const id = str(d.id);
       const ownerId = str(d.owner_id);
+      rememberThread(state, d);
       // Only a thread just created: the gateway also sends THREAD_CREATE when the bot is added to an existing one.
       if (d.newly_created !== true || !id || !ownerId) return [];
       return [out({ eventId: `thread:${id}`, eventType: 'THREAD_CREATE', communityUserId: ownerId, channelId: str(d.parent_id) ?? id, threadId: id })];
@@ -136,9 +139,18 @@ export function translate(state: BotState, dispatch: GatewayDispatch, now: Date,
       if (id) state.activeEvents.delete(`${guildId}:${id}`);
       return [];
     }
+    case 'THREAD_UPDATE':
+      rememberThread(state, d);
+      return [];
+    case 'THREAD_DELETE': {
+      const id = str(d.id);
+      if (id) state.threadParents.delete(id);
+      return [];
+    }
     case 'GUILD_CREATE': {
-      // On connecting: users already in voice start their session now; events already running are tracked.
+      // On connecting: users already in voice start their session now; events already running and active threads are tracked.
       const events: GuildEvent[] = [];
+      for (const thread of Array.isArray(d.threads) ? d.threads : []) rememberThread(state, obj(thread));
       for (const scheduled of Array.isArray(d.guild_scheduled_events) ? d.guild_scheduled_events : []) {
         events.push(...scheduledEvent(state, guildId, obj(scheduled), now.getTime()).map(out));
       }
@@ -149,6 +161,19 @@ export function translate(state: BotState, dispatch: GatewayDispatch, now: Date,
       return [];
   }
 }
+
+/** A thread's parent channel, remembered (bounded: the oldest are forgotten first). */
+const MAX_THREADS = 10_000;
+function rememberThread(state: BotState, d: Json): void {
+  const id = str(d.id);
+  const parent = str(d.parent_id);
+  if (!id || !parent) return;
+  if (state.threadParents.size >= MAX_THREADS) state.threadParents.delete(state.threadParents.keys().next().value!);
+  state.threadParents.set(id, parent);
+}
+
+/** The channel a message or reaction counts under: a thread's parent, when the thread is known. */
+const channelOf = (state: BotState, channelId: string | undefined) => (channelId === undefined ? undefined : state.threadParents.get(channelId) ?? channelId);
 
 /** Starts, moves and ends voice sessions; self-deafened stretches are left out of the minutes. */
 function voiceUpdate(state: BotState, guildId: string, d: Json, nowMs: number): CommunityEvent[] {

@@ -12,6 +12,20 @@ export const communitySignature = (secret: string, raw: string) => createHmac('s
 
 const unauthorized = (message: string) => new AppError(401, 'Unauthorized', message);
 
+/** Opened webhook secrets by their sealed form: a busy guild's every delivery would otherwise decrypt the same secret. Rotation seals a new one. */
+const openedSecrets = new Map<string, string>();
+const MAX_OPENED_SECRETS = 1000;
+
+function openSecret(box: SecretBox, sealed: string): string {
+  let secret = openedSecrets.get(sealed);
+  if (secret === undefined) {
+    secret = box.open(sealed);
+    if (openedSecrets.size >= MAX_OPENED_SECRETS) openedSecrets.clear();
+    openedSecrets.set(sealed, secret);
+  }
+  return secret;
+}
+
 /** X-Community-Timestamp: Unix time in seconds (milliseconds are accepted too: values past 10^12). */
 export function timestampMs(header: string | null): number | undefined {
   if (header === null || !/^\d{1,16}$/.test(header.trim())) return undefined;
@@ -42,7 +56,7 @@ export function verifyDelivery(box: SecretBox, settings: CommunitySettings, head
     throw unauthorized('X-Community-Timestamp is more than 5 minutes from the server\'s time: check the sender\'s clock.');
   }
   if (headers.signature === null) throw unauthorized('Missing X-Community-Signature header.');
-  const expected = communitySignature(box.open(settings.webhookSecret), raw);
+  const expected = communitySignature(openSecret(box, settings.webhookSecret), raw);
   if (!constantTimeEqual(headers.signature.trim(), expected)) {
     throw unauthorized('X-Community-Signature does not match: sign the raw body with the webhook secret (lowercase hex HMAC-SHA256).');
   }
