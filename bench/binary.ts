@@ -21,7 +21,9 @@ if (!existsSync(BINARY)) {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const statusMb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** Resident memory, and its split: private (anonymous: the heaps) and file-backed (the executable's own pages, shared and reclaimable). */
+const rss = (pid: number) => `${statusMb(pid, 'VmRSS').toFixed(1)} MB (private ${statusMb(pid, 'RssAnon').toFixed(1)}, file-backed ${statusMb(pid, 'RssFile').toFixed(1)})`;
 /** CPU time (user + system) a process has used so far, in ms: unlike wall time, it holds on a loaded machine. */
 const cpuMs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -40,22 +42,22 @@ const get = (path: string) => new Promise<number>((resolve) => {
 });
 
 /** Spawns `command`, polls until it answers, and returns the time that took, then its settled RSS. */
-async function startOnce(command: string[], env: NodeJS.ProcessEnv, measureRss: boolean): Promise<{ startMs: number; cpu: number; rss: number }> {
+async function startOnce(command: string[], env: NodeJS.ProcessEnv, measureRss: boolean): Promise<{ startMs: number; cpu: number; memory: string }> {
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), { env, stdio: 'ignore' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   while ((await get('/healthz')) === 0) await pause(2);
   const startMs = performance.now() - started;
   const cpu = cpuMs(child.pid!);
-  let rss = 0;
+  let memory = '';
   if (measureRss) {
     for (let i = 0; i < 20; i++) await get('/api/v1/members');
     await pause(3000); // idle: timers, lazy compilation and the first GC have run
-    rss = rssMb(child.pid!);
+    memory = rss(child.pid!);
   }
   child.kill('SIGTERM');
   await exited;
-  return { startMs, cpu, rss };
+  return { startMs, cpu, memory };
 }
 
 async function measure(name: string, command: (db: string) => string[]): Promise<string> {
@@ -72,8 +74,8 @@ async function measure(name: string, command: (db: string) => string[]): Promise
       starts.push(startMs);
       cpus.push(cpu);
     }
-    const { rss } = await startOnce(command(db), env, true);
-    return `${name}: first answered request ${median(starts).toFixed(0)} ms after spawn (median of ${RUNS}; min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)}; CPU used until then ${median(cpus)} ms), idle RSS ${rss.toFixed(1)} MB`;
+    const { memory } = await startOnce(command(db), env, true);
+    return `${name}: first answered request ${median(starts).toFixed(0)} ms after spawn (median of ${RUNS}; min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)}; CPU used until then ${median(cpus)} ms), idle RSS ${memory}`;
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
@@ -100,7 +102,7 @@ if (embeddedNode) {
   console.log(`machine load (1 min) during this run: ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]} on 2 cores`);
   const idle = spawn(embeddedNode, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   await pause(1000);
-  console.log(`embedded Node alone, idle RSS: ${rssMb(idle.pid!).toFixed(1)} MB`);
+  console.log(`embedded Node alone, idle RSS: ${rss(idle.pid!)}`);
   idle.kill();
 }
 console.log(await measure('dist/punchcard serve', (db) => [BINARY, '--db', db, 'serve', '--port', String(PORT)]));
