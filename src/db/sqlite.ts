@@ -21,7 +21,11 @@ function embeddedAddon(): object {
       const raw = getRawAsset('better_sqlite3.node');
       writeFileSync(file, typeof raw === 'string' ? raw : new Uint8Array(raw), { mode: 0o500 });
       const module = { exports: {} };
-      process.dlopen(module, file);
+      try {
+        process.dlopen(module, file);
+      } catch (error) {
+        throw new Error(`could not load the SQLite driver from ${dir} (${(error as Error).message}); if that folder is mounted noexec, set TMPDIR to one that is not`);
+      }
       addon = module.exports;
     } finally {
       rmSync(dir, { recursive: true, force: true });
