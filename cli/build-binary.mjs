@@ -96,7 +96,9 @@ async function bundle(work) {
     define: { 'import.meta.url': '__punchcard_url' },
     banner: { js: 'var __punchcard_url = require("node:url").pathToFileURL(process.execPath).href;' },
   };
-  await build({ ...common, entryPoints: [join(ROOT, 'cli/main.ts')], outfile: join(work, 'punchcard.cjs') });
+  // listhen (with node-forge, about 60% of the code) serves only --https: a bundle of its own, an asset.
+  await build({ ...common, entryPoints: [join(ROOT, 'cli/main.ts')], outfile: join(work, 'punchcard.cjs'), external: ['listhen'] });
+  await build({ ...common, entryPoints: [join(ROOT, 'node_modules/listhen/dist/index.mjs')], outfile: join(work, 'listhen.cjs') });
   await build({ ...common, entryPoints: [join(ROOT, 'src/replication/relay.ts')], outfile: join(work, 'relay.cjs') });
 }
 
@@ -117,6 +119,7 @@ export async function buildBinary() {
     'package.json': join(ROOT, 'package.json'),
     'migrations.json': join(work, 'migrations.json'),
     'dist/relay.cjs': join(work, 'relay.cjs'),
+    'dist/listhen.cjs': join(work, 'listhen.cjs'),
     'better_sqlite3.node': addon,
   };
   for (const file of [...filesBelow('docs'), ...filesBelow('dist/public')]) assets[file] = join(ROOT, file);

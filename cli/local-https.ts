@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { embeddedModule, isSingleExecutable } from '../src/shared/assets.ts';
 import type { ListenWith } from '../src/server.ts';
 
 /**
@@ -35,7 +36,8 @@ function savedCertificate(certFile: string, keyFile: string): { cert: string; ke
 /** Listens through listhen with the saved certificate, or a new one it makes (then saved, the key 0600). */
 export function listenHttps(db: string, onCertificate: (certificate: LocalCertificate) => void): ListenWith {
   return async (handler, port, host) => {
-    const { listen } = await import('listhen'); // only for --https: the plain server never loads it
+    // Only for --https: the plain server never loads it (the executable carries it as a separate bundle).
+    const { listen } = isSingleExecutable() ? embeddedModule('dist/listhen.cjs') as typeof import('listhen') : await import('listhen');
     const { certFile, keyFile } = certificateFiles(db);
     const saved = savedCertificate(certFile, keyFile);
     const listener = await listen(handler, {

@@ -3,6 +3,7 @@
 // developer without a build sees this file skipped, with the command to run.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,23 @@ const filesBelow = (dir: string): string[] => readdirSync(dir, { recursive: true
   .filter((entry) => !entry.isDirectory())
   .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
   .sort();
+
+/** Starts `serve --port 0 [args]` from the binary; resolves with its URL and a stop() that resolves with how it exited. */
+function serve(args: string[] = []): Promise<{ url: string; stop: () => Promise<unknown> }> {
+  const server = spawn(binary(), ['--db', db(), 'serve', '--port', '0', ...args], { cwd: folder, env });
+  const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+  let printed = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      printed += chunk.toString();
+      const url = /^Punchcard listening on (https?:\/\/\S+)/m.exec(printed)?.[1];
+      if (url) resolve({ url, stop: () => { server.kill('SIGTERM'); return exited; } });
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.once('exit', () => reject(new Error(`the binary exited before listening: ${printed}`)));
+  });
+}
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(binary(), ['--db', db(), ...args], { cwd: folder, env, encoding: 'utf8', timeout: 30_000 });
@@ -47,19 +65,7 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect(created.stderr).toBe('');
     const { secretKey, project } = JSON.parse(created.stdout) as { secretKey: string; project: { id: string } };
 
-    const server = spawn(binary(), ['--db', db(), 'serve', '--port', '0'], { cwd: folder, env });
-    const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
-    let printed = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        printed += chunk.toString();
-        const found = /^Punchcard listening on (http:\/\/\S+)/m.exec(printed)?.[1];
-        if (found) resolve(found);
-      };
-      server.stdout.on('data', onData);
-      server.stderr.on('data', onData);
-      server.once('exit', () => reject(new Error(`the binary exited before listening: ${printed}`)));
-    });
+    const { url, stop } = await serve();
 
     const headers = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' };
     const member = await fetch(`${url}/api/v1/members`, { method: 'POST', headers, body: JSON.stringify({ externalId: 'alice' }) });
@@ -74,8 +80,7 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect((await widget.text()).length).toBeGreaterThan(1000);
     expect((await fetch(`${url}/docs/api`)).status).toBe(200);
 
-    server.kill('SIGTERM');
-    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(await stop()).toEqual({ code: 0, signal: null });
 
     // Commands that read the file it wrote: the ledger audit, the member list, a backup.
     expect(run(['doctor']).status).toBe(0);
@@ -88,5 +93,22 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     const outside = filesBelow(folder).filter((file) => !file.startsWith('data/'));
     expect(outside).toEqual(['punchcard']);
     expect(filesBelow(data())).toContain('punchcard.db');
+  });
+
+  it('serves --https with the listhen it carries, its certificate in the data folder', async () => {
+    const { url, stop } = await serve(['--https']);
+    expect(url).toMatch(/^https:/);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${url}/healthz`, { rejectUnauthorized: false }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.once('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    expect(await stop()).toEqual({ code: 0, signal: null });
+    expect(filesBelow(data())).toContain('punchcard-localhost.crt');
+    expect(filesBelow(folder).filter((file) => !file.startsWith('data/'))).toEqual(['punchcard']);
   });
 });

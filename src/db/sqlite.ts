@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getAsset, isSea } from 'node:sea';
+import { getRawAsset, isSea } from 'node:sea';
 import Database from 'better-sqlite3';
 
 
@@ -17,9 +17,15 @@ function embeddedAddon(): object {
     const dir = mkdtempSync(join(tmpdir(), 'punchcard-'));
     try {
       const file = join(dir, 'better_sqlite3.node');
-      writeFileSync(file, new Uint8Array(getAsset('better_sqlite3.node')), { mode: 0o500 });
+      // The raw asset is the executable's own memory: no copy of the 2 MB addon before writing it.
+      const raw = getRawAsset('better_sqlite3.node');
+      writeFileSync(file, typeof raw === 'string' ? raw : new Uint8Array(raw), { mode: 0o500 });
       const module = { exports: {} };
-      process.dlopen(module, file);
+      try {
+        process.dlopen(module, file);
+      } catch (error) {
+        throw new Error(`could not load the SQLite driver from ${dir} (${(error as Error).message}); if that folder is mounted noexec, set TMPDIR to one that is not`);
+      }
       addon = module.exports;
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as sea from 'node:sea';
+import { runInThisContext } from 'node:vm';
 import { rootPath } from './root.ts';
 
 /**
@@ -25,6 +27,20 @@ export function readRootFile(relative: string): Buffer<ArrayBuffer> {
 export function hasRootFile(relative: string): boolean {
   if (isSingleExecutable()) return embeddedNames().includes(relative);
   return existsSync(rootPath(relative));
+}
+
+/**
+ * A CommonJS bundle embedded as an asset (e.g. `dist/listhen.cjs`), run once and its exports
+ * returned: code that only some commands need stays out of the main script every start compiles.
+ * It may require Node's own modules only.
+ */
+export function embeddedModule(relative: string): unknown {
+  const code = readRootFile(relative).toString('utf8');
+  const wrapper: unknown = runInThisContext(`(function (module, exports, require) {${code}\n})`, { filename: relative });
+  if (typeof wrapper !== 'function') throw new Error(`${relative} is not a module`);
+  const module = { exports: {} };
+  wrapper(module, module.exports, createRequire(import.meta.url));
+  return module.exports;
 }
 
 /** The names of the files directly in a folder of the checkout, e.g. `rootFileNames('docs/')`. */
