@@ -167,13 +167,13 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(home.html).toContain(` async src='${proxy.url}/widget.js'`);
     const config = printedConfig(home.html);
     expect(config).toMatchObject({ publicKey: punchcard.publishableKey, externalId: String(site.users.customer), apiUrl: proxy.url,
-      member: '{"name":"Ada Lovelace","email":"customer@shop.test"}' });
+      member: '{"name":"Ada Lövelace","email":"customer@shop.test"}' });
     expect(home.html).not.toContain(punchcard.widgetSecret);
 
-    // The signature the plugin made in PHP opens a widget session on the real server.
+    // The signature the plugin made in PHP (over UTF-8, the name has an ö) opens a widget session on the real server.
     const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
     expect(init.status).toBe(200);
-    expect(init.body.member).toMatchObject({ externalId: String(site.users.customer), name: 'Ada Lovelace', email: 'customer@shop.test' });
+    expect(init.body.member).toMatchObject({ externalId: String(site.users.customer), name: 'Ada Lövelace', email: 'customer@shop.test' });
 
     // fetchAuth's endpoint answers fresh claims and the header computed in PHP.
     const fresh = await customer.get('/wp-admin/admin-ajax.php?action=punchcard_loyalty_widget_auth');
