@@ -194,7 +194,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
   it('names the member by email when the store setting memberIdentifier says so', async () => {
     expect((await patchSettings({ memberIdentifier: 'email' })).status).toBe(200);
     // Opening the plugin's page reads the store settings again; the storefront uses what it read.
-    await admin.get(PAGE);
+    expect((await admin.get(PAGE)).html).toMatch(/<option value="email" selected/);
     const config = printedConfig((await customer.get('/')).html);
     expect(config.externalId).toBe('customer@shop.test');
     const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
@@ -220,10 +220,11 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     const page = await admin.get(PAGE);
     const saved = await admin.post('/wp-admin/admin-post.php', {
       action: 'punchcard_loyalty_store_settings', _wpnonce: formField(page.html, 'punchcard_loyalty_store_settings', '_wpnonce'),
-      pointsPerDollar: '2', rounding: 'ROUND', minOrderAmount: '', pointsOnStatus: 'processing', excludeShipping: '1',
+      pointsPerDollar: '2', rounding: 'ROUND', minOrderAmount: '', pointsOnStatus: 'processing', memberIdentifier: 'customerId', excludeShipping: '1',
     });
     expect(notice(saved.html)).toBe('Store settings saved.');
-    const changes = { pointsPerDollar: 2, rounding: 'ROUND', minOrderAmount: null, pointsOnStatus: 'processing', excludeShipping: true, excludeTax: false,
+    const changes = { pointsPerDollar: 2, rounding: 'ROUND', minOrderAmount: null, pointsOnStatus: 'processing', memberIdentifier: 'customerId',
+      excludeShipping: true, excludeTax: false,
       excludeGuest: false, showInAccount: false };
     expect(recorded('PATCH', settingsPath()).at(-1)!.body).toEqual(changes);
     expect((await request(proxy.url, 'GET', settingsPath(), { key: punchcard.secretKey })).body.settings).toMatchObject(changes);
