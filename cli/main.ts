@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
-import { rootPath } from '../src/shared/root.ts';
+import { readRootFile } from '../src/shared/assets.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
+import { addMemberFiles } from './commands/member-files.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
@@ -16,9 +16,10 @@ import { seedCommand } from './commands/seed.ts';
 import { serveCommand } from './commands/serve.ts';
 import { widgetCommand } from './commands/widget.ts';
 import { webhooksCommand } from './commands/webhooks.ts';
+import { communityCommand } from './commands/community.ts';
 import { CREATING_COMMANDS, DEFAULT_DB } from './context.ts';
 
-const { version } = JSON.parse(readFileSync(rootPath('package.json'), 'utf8')) as { version: string };
+const { version } = JSON.parse(readRootFile('package.json').toString('utf8')) as { version: string };
 
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
@@ -27,17 +28,17 @@ const program = new Command('punchcard')
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
-  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand]) {
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand]) {
   program.addCommand(command);
 }
 
+addMemberFiles(membersCommand);
 addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
-try {
-  await program.parseAsync();
-} catch (error) {
+// No top-level await: the single executable runs this bundle as CommonJS (Node's SEA has no ESM entry).
+program.parseAsync().catch((error: unknown) => {
   // Errors a user can act on print as one line; anything else keeps its stack for a bug report.
   const known = error instanceof AppError || (error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError));
   console.error(`punchcard: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
   process.exitCode = 1;
-}
+});

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
@@ -12,15 +13,22 @@ import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
+import { withRequestLog } from './http/request-log.ts';
+import { Metrics } from './http/metrics.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
+import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { webhookPruneJob } from './webhooks/housekeeping.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
-import { createLogger, type LogLevel } from './shared/log.ts';
+import { createLogger, type LogFormat, type LogLevel } from './shared/log.ts';
 import { locateLitestream, startReplication, type ReplicateOptions } from './replication/start.ts';
 import type { Replication } from './replication/supervisor.ts';
 import { openStore, type Store } from './db/store.ts';
+import { commerceSettings, type CommerceSettings } from './integrations/commerce/woo-client.ts';
+import { createCouponRunner, type CouponOutcome } from './integrations/commerce/coupon-jobs.ts';
+import type { CouponJob } from './domain/commerce/coupons.ts';
+import { commerceDeps } from './http/commerce/deps.ts';
 
 export interface ServeOptions {
   db: string;
@@ -31,19 +39,32 @@ export interface ServeOptions {
   masterKey?: string | undefined;
   clock?: Clock;
   logLevel?: LogLevel;
+  /** Log lines as text (default) or JSON (`--log-format json`). */
+  logFormat?: LogFormat | undefined;
+  /** Leave out the line per request (`--quiet`); the tests' servers do. */
+  quiet?: boolean | undefined;
   /** Serve the demo shop at /demo (`serve --demo`), for the demo project `seed --demo` made; never by default. */
   demo?: boolean | undefined;
   /** Run the scheduled jobs (expiry pass, key purge). Tests drive them by hand instead. */
   scheduler?: boolean;
   /** Outbound webhooks: --allow-insecure-webhooks, the attempt timeout, the delivery runner, retention. */
   webhooks?: DeliveryOptions;
+  /** Connected stores: plain http to loopback stores (--allow-insecure-stores), the REST timeout. */
+  commerce?: Partial<CommerceSettings> & { runner?: boolean };
   /** Replicate the database with Litestream, run as a supervised child process. */
   replicate?: ReplicateOptions | undefined;
   /** Server-wide rate limits and the trusted reverse proxies (src/http/guard.ts has the defaults). */
   guard?: GuardOptions;
   /** Sockets and timeouts; each one not given keeps its default (CONNECTION_DEFAULTS). */
   connections?: Partial<ConnectionOptions>;
+  /** Serves the handler some other way than plain HTTP: `serve --https` (cli/local-https.ts). */
+  listen?: ListenWith;
+  /** A token that reads /metrics, for a Prometheus that should not hold a secret key. */
+  metricsToken?: string | undefined;
 }
+
+/** Starts a server for `handler` on port and host; the caller then applies the connection limits to it. */
+export type ListenWith = (handler: RequestListener, port: number, host: string) => Promise<{ server: Server | HttpsServer; url: string }>;
 
 export interface ConnectionOptions {
   /** Open sockets at most; more are closed as they arrive. */
@@ -75,6 +96,8 @@ export interface RunningServer {
   store: Store;
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
   deliveries: JobRunner<{ key: string }, AttemptOutcome>;
+  /** The store coupon job runner (retries coupons a store could not create at claim time; `runDue()` drives it by hand). */
+  coupons: JobRunner<CouponJob, CouponOutcome>;
   replication: Replication | null;
   /** WAL and free-page housekeeping; null with Litestream, which then owns checkpoints. */
   maintenance: StorageMaintenance | null;
@@ -90,7 +113,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  const log = createLogger(options.logLevel);
+  const log = createLogger(options.logLevel, { format: options.logFormat, requests: options.quiet !== true });
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
   const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
@@ -121,27 +144,36 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
-  const committer = new GroupCommitter(db);
+  const metrics = new Metrics(db, options.db);
+  const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batchSize.observe(size) });
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
+    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
+    metrics, metricsToken: options.metricsToken };
   const demo = options.demo === true;
-  const server = createServer({
+  const handler = withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  let server: Server | HttpsServer = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  }, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
-  let address: AddressInfo;
+  }, handler);
+  let address: AddressInfo | null = null;
   try {
     if (litestream && options.replicate) {
       // Litestream is then the one checkpointer (Litestream's tips for busy databases; see docs/production.md).
       db.pragma('wal_autocheckpoint = 0');
       replication = startReplication(litestream, options.db, options.replicate, options.masterKey ? 'environment' : 'file', log);
     }
-    address = await listen(server, options.port, options.host);
+    if (options.listen) {
+      ({ server, url } = await options.listen(handler, options.port, options.host));
+      server.headersTimeout = limits.headersTimeoutMs;
+      server.requestTimeout = limits.requestTimeoutMs;
+    } else {
+      address = await listen(server, options.port, options.host);
+    }
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.maxConnections = limits.maxConnections;
     maintenance = replication ? null : new StorageMaintenance(db, options.db);
   } catch (error) {
     store.close();
@@ -152,12 +184,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
   // still creates the Default project and shows its keys. The demo shop's project does not count.
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
-  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks }, options.webhooks);
+  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.deliveries.inc({ outcome }) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
+  const coupons = createCouponRunner(commerceDeps(ctx));
+  if (options.commerce?.runner !== false) await coupons.start();
+  const communityBot = await startBotFromEnv(process.env, ctx);
 
   return {
     url,
@@ -167,11 +201,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ctx,
     store,
     deliveries,
+    coupons,
     replication,
     maintenance,
     async close() {
       scheduler?.stop();
+      await communityBot?.stop();
       await deliveries.stop();
+      await coupons.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await committer.drain();

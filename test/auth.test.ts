@@ -181,7 +181,7 @@ describe('outside the authenticated API', () => {
     const res = await request(server.url, 'GET', '/healthz');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ status: 'ok', replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null } });
+    expect(res.body).toMatchObject({ status: 'ok', database: 'ok', replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null } });
   });
 });
 

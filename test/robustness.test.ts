@@ -28,7 +28,11 @@ const FIELDS = ['externalId', 'email', 'name', 'avatarUrl', 'phone', 'dateOfBirt
   'code', 'rewardType', 'rewardId', 'multiplier', 'sources', 'level', 'minTotalPointsEarned', 'event', 'properties', 'progress',
   'timezone', 'welcomeBonus', 'referral', 'widget', 'socialShare', 'referralCode',
   // social share
-  'platform', 'shareType'];
+  'platform', 'shareType',
+  // commerce
+  'consumerKey', 'pointsPerDollar', 'rounding', 'productOverrides', 'storeId', 'rewardClaimId', 'discountType', 'discountValue',
+  // community
+  'guildId', 'messagePoints', 'bonusRoles', 'includedChannels', 'eventType', 'eventId', 'communityUserId', 'channelId'];
 
 function anyValue(rand: () => number, depth = 0): unknown {
   const pick = Math.floor(rand() * 15);
@@ -90,6 +94,15 @@ const ROUTES: [string, string][] = [
   ['POST', '/api/v1/rewards/rwd_nope/redeem'],
   ['POST', '/api/v1/promo-codes/redeem'],
   ['POST', '/api/v1/referrals/apply'],
+  // WooCommerce (a connect body never passes validation here: no siteUrl field, so no store is called)
+  ['POST', '/api/commerce/connect'],
+  ['DELETE', '/api/commerce/connect'],
+  ['PATCH', '/api/commerce/stores/store_nope/settings'],
+  ['POST', '/api/commerce/coupons'],
+  ['POST', '/api/commerce/webhooks/store_nope'],
+  // community: settings, and the signed endpoint (unsigned here: 401)
+  ['PATCH', '/api/v1/community/settings'],
+  ['POST', '/api/v1/community/events'],
 ];
 
 describe('arbitrary request bodies', () => {

@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { saveConnection } from '../src/domain/commerce/stores.ts';
 import type { ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 
@@ -175,5 +177,38 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(tableCounts(server)).toEqual(counts);
     expect((await b.api.get('/api/v1/webhooks')).body.webhooks.map((w: { id: string }) => w.id)).toEqual([bHook.body.id]);
     expect((await b.api.delete(path)).status).toBe(200);
+  });
+  it("answers 404 on every commerce route for another project's store, and changes nothing", async () => {
+    const connection = { storeId: 'store_tenantB', siteUrl: 'https://b-shop.example', organizationId: 'org_b', consumerKey: 'ck_b', consumerSecret: 'cs_b',
+      webhookSecret: 'secret_b', webhooks: [{ id: 1, topic: 'order.updated' }] };
+    saveConnection(server.ctx.db, server.ctx.box, b.projectId, connection, new Date());
+    const snapshot = () => server.ctx.db.prepare('SELECT * FROM commerce_stores WHERE project_id = ?').all(b.projectId);
+    const before = snapshot();
+    const counts = tableCounts(server);
+    const path = '/api/commerce/stores/store_tenantB/settings';
+    const attempts: [string, () => Promise<ApiResponse>][] = [
+      ['GET settings', () => a.api.get(path)],
+      ['PATCH settings', () => a.api.patch(path, { pointsPerDollar: 100 })],
+      ['DELETE connect (A has no store)', () => a.api.delete('/api/commerce/connect')],
+      ['POST coupon', () => a.api.post('/api/commerce/coupons', { storeId: 'store_tenantB', rewardClaimId: 'clm_x', discountType: 'PERCENTAGE', discountValue: 10 })],
+    ];
+    for (const [label, attempt] of attempts) expectNotFound(await attempt(), label);
+    expect(snapshot()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+    expect((await b.api.get(path)).status).toBe(200);
+  });
+  it("keeps community settings, deliveries and their log per project", async () => {
+    const guild = '900000000000000777';
+    const bSettings = await b.api.patch('/api/v1/community/settings', { guildId: guild, messagePoints: 7 });
+    expect(bSettings.status).toBe(200);
+    expect((await a.api.get('/api/v1/community/settings')).body).toMatchObject({ guildId: null, messagePoints: 1 });
+    expect((await a.api.patch('/api/v1/community/settings', { guildId: guild })).status).toBe(409);
+    const raw = JSON.stringify({ eventId: 'b-1', eventType: 'MESSAGE', communityUserId: 'u', channelId: 'c', messageId: 'm' });
+    const sent = await b.api.post('/api/v1/community/events', undefined, { key: '', raw, headers: {
+      'content-type': 'application/json', 'x-community-guild-id': guild, 'x-community-timestamp': String(Math.floor(Date.now() / 1000)),
+      'x-community-signature': createHmac('sha256', bSettings.body.webhookSecret).update(raw).digest('hex') } });
+    expect(sent.status).toBe(200);
+    expect((await a.api.get('/api/community/events/logs')).body.events).toEqual([]);
+    expect((await b.api.get('/api/community/events/logs')).body.events.map((e: { eventId: string }) => e.eventId)).toEqual(['b-1']);
   });
 });

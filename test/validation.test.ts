@@ -43,6 +43,7 @@ const MEMBERS = '/api/v1/members';
 const VIC = '/api/v1/members/vic';
 const POINTS = '/api/v1/members/vic/points';
 const WEBHOOKS = '/api/v1/webhooks';
+const CONNECT = '/api/commerce/connect';
 
 const cases: Case[] = [
   // POST /members
@@ -169,7 +170,27 @@ const cases: Case[] = [
   { name: 'webhook patch: bad event', method: 'PATCH', path: `${WEBHOOKS}/whk_none`, options: body({ events: ['nope'] }), message: /"events\.0" is "nope", not an event/ },
   { name: 'webhook test: a body with fields', method: 'POST', path: `${WEBHOOKS}/whk_none/test`, options: body({ payload: {} }), message: /Unknown field "payload"/ },
   { name: 'webhook rotate: a body with fields', method: 'POST', path: `${WEBHOOKS}/whk_none/rotate-secret`, options: body({ secret: 'mine' }), message: /Unknown field "secret"/ },
+  // WooCommerce: connect, settings, coupons (the store's answers: commerce-connect.test.ts)
+  { name: 'connect: siteUrl missing', method: 'POST', path: CONNECT, options: body({ consumerKey: 'ck_1', consumerSecret: 'cs_1', organizationId: 'o' }), message: /"siteUrl" is required/ },
+  { name: 'connect: siteUrl not a URL', method: 'POST', path: CONNECT, options: body({ siteUrl: 'shop', consumerKey: 'ck_1', consumerSecret: 'cs_1', organizationId: 'o' }), message: /"siteUrl" must be a valid URL/ },
+  { name: 'connect: siteUrl ftp', method: 'POST', path: CONNECT, options: body({ siteUrl: 'ftp://shop.example', consumerKey: 'ck_1', consumerSecret: 'cs_1', organizationId: 'o' }), message: /"siteUrl" must be an http or https URL/ },
+  { name: 'connect: siteUrl plain http, not loopback', method: 'POST', path: CONNECT, options: body({ siteUrl: 'http://shop.example', consumerKey: 'ck_1', consumerSecret: 'cs_1', organizationId: 'o' }), message: /"siteUrl" must be an https URL/ },
+  { name: 'connect: consumerKey without ck_', method: 'POST', path: CONNECT, options: body({ siteUrl: 'https://shop.example', consumerKey: 'abc', consumerSecret: 'cs_1', organizationId: 'o' }), message: /"consumerKey" must be a WooCommerce key starting with ck_/ },
+  { name: 'connect: consumerSecret a number', method: 'POST', path: CONNECT, options: body({ siteUrl: 'https://shop.example', consumerKey: 'ck_1', consumerSecret: 5, organizationId: 'o' }), message: /"consumerSecret" must be a string/ },
+  { name: 'connect: organizationId missing', method: 'POST', path: CONNECT, options: body({ siteUrl: 'https://shop.example', consumerKey: 'ck_1', consumerSecret: 'cs_1' }), message: /"organizationId" is required/ },
+  { name: 'connect: unknown field', method: 'POST', path: CONNECT, options: body({ siteUrl: 'https://shop.example', consumerKey: 'ck_1', consumerSecret: 'cs_1', organizationId: 'o', webhookSecret: 'x' }), message: /Unknown field "webhookSecret"/ },
+  { name: 'disconnect: a body with fields', method: 'DELETE', path: CONNECT, options: body({ storeId: 'x' }), message: /Unknown field "storeId"/ },
+  { name: 'store settings: empty object', method: 'PATCH', path: '/api/commerce/stores/store_none/settings', options: body({}), message: /must change at least one of/ },
+  { name: 'store settings: rounding unknown', method: 'PATCH', path: '/api/commerce/stores/store_none/settings', options: body({ rounding: 'HALF_EVEN' }), message: /"rounding" must be one of FLOOR, ROUND, CEIL/ },
+  { name: 'coupon: discountType unknown', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'FREE', discountValue: 1 }), message: /"discountType" must be one of PERCENTAGE, FIXED_CART, FIXED_PRODUCT/ },
+  { name: 'coupon: percentage over 100', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'PERCENTAGE', discountValue: 150 }), message: /"discountValue" must be at most 100 for a PERCENTAGE discount/ },
+  { name: 'coupon: discountValue 0', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', rewardClaimId: 'c', discountType: 'FIXED_CART', discountValue: 0 }), message: /"discountValue" must be at least 0.01/ },
+  { name: 'coupon: rewardClaimId missing', method: 'POST', path: '/api/commerce/coupons', options: body({ storeId: 's', discountType: 'FIXED_CART', discountValue: 5 }), message: /"rewardClaimId" is required/ },
   { name: 'webhook delete: a body with fields', method: 'DELETE', path: `${WEBHOOKS}/whk_none`, options: body({ force: true }), message: /Unknown field "force"/ },
+  // PATCH /community/settings (event bodies: community-events.test.ts)
+  { name: 'community: points negative', method: 'PATCH', path: '/api/v1/community/settings', options: body({ messagePoints: -1 }), message: /"messagePoints" must be at least 0/ },
+  { name: 'community: bonus role multiplier 0', method: 'PATCH', path: '/api/v1/community/settings', options: body({ bonusRoles: { r1: 0 } }), message: /"bonusRoles\.r1" must be at least 0\.01/ },
+  { name: 'community: unknown field', method: 'PATCH', path: '/api/v1/community/settings', options: body({ secret: 'x' }), message: /Unknown field "secret"/ },
 ];
 
 describe('validation: bad bodies and queries answer 400 and write nothing', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { isSingleExecutable, readRootFile, rootFileNames } from '../src/shared/assets.ts';
 import { rootPath } from '../src/shared/root.ts';
 
 /** The size budget of widget.js, gzipped: what every page loads before the widget shows. */
@@ -18,9 +19,16 @@ export const BUILT_WIDGET_DIR = rootPath('dist/public/');
 
 /** The built widget's files, or null when there is no build in `dir`. */
 export function readWidgetFiles(dir = BUILT_WIDGET_DIR): WidgetFiles | null {
+  if (dir === BUILT_WIDGET_DIR && isSingleExecutable()) return embeddedWidgetFiles();
   if (!existsSync(join(dir, WIDGET_SCRIPT))) return null;
   const chunks = existsSync(join(dir, 'widget')) ? readdirSync(join(dir, 'widget')).filter((name) => name.endsWith('.js')).sort() : [];
   return new Map([WIDGET_SCRIPT, ...chunks.map((name) => `widget/${name}`)].map((path) => [path, readFileSync(join(dir, path))]));
+}
+
+/** The single executable carries the build as assets named by their path, `dist/public/widget.js`... */
+function embeddedWidgetFiles(): WidgetFiles {
+  const chunks = rootFileNames('dist/public/widget/').filter((name) => name.endsWith('.js')).sort();
+  return new Map([WIDGET_SCRIPT, ...chunks.map((name) => `widget/${name}`)].map((path) => [path, readRootFile(`dist/public/${path}`)]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { restoreDatabase } from '../../src/replication/restore.ts';
+import { restoreDatabase, restoreFromFile, type FileRestoreReport, type RestoreReport } from '../../src/replication/restore.ts';
 import { dbPath } from '../context.ts';
 import { printJson } from '../output.ts';
 
@@ -9,24 +9,41 @@ function parseTimestamp(text: string): Date {
   return moment;
 }
 
+interface RestoreFlags { from?: string; timestamp?: string; force?: boolean; json?: boolean }
+
+/** A backup file or a replica, never both: one source per restore, so it is clear what was put in place. */
+function restore(file: string | undefined, options: RestoreFlags, db: string): Promise<RestoreReport | FileRestoreReport> {
+  const masterKey = process.env.PUNCHCARD_MASTER_KEY;
+  if (file !== undefined && options.from !== undefined) throw new Error('restore takes a backup FILE or --from URL, not both');
+  if (file !== undefined) {
+    if (options.timestamp !== undefined) throw new Error('--timestamp needs --from: a backup file holds one moment only');
+    return restoreFromFile({ file, db, force: options.force, masterKey });
+  }
+  if (options.from === undefined) throw new Error('restore needs a backup FILE (made by punchcard backup) or --from URL (a Litestream replica)');
+  return restoreDatabase({
+    from: options.from,
+    db,
+    timestamp: options.timestamp === undefined ? undefined : parseTimestamp(options.timestamp),
+    force: options.force,
+    masterKey,
+  });
+}
+
 export const restoreCommand = new Command('restore')
-  .description('restore the database (--db) from a Litestream replica, then check it before putting it in place')
-  .requiredOption('--from <url>', 'the replica URL, as given to serve --replicate')
-  .option('--timestamp <time>', 'restore the database as it was at this moment (ISO 8601)')
-  .option('--force', 'replace an existing database (stop the server first)')
+  .description('restore the database (--db) from a backup FILE or a Litestream replica (--from), checking it before putting it in place')
+  .argument('[file]', 'a file written by punchcard backup')
+  .option('--from <url>', 'the replica URL, as given to serve --replicate')
+  .option('--timestamp <time>', 'with --from: restore the database as it was at this moment (ISO 8601)')
+  .option('--force', 'replace an existing database (stop the server first); the old one is kept as <db>.replaced-<time>')
   .option('--json', 'print JSON')
-  .action(async (options: { from: string; timestamp?: string; force?: boolean; json?: boolean }, command: Command) => {
-    const report = await restoreDatabase({
-      from: options.from,
-      db: dbPath(command),
-      timestamp: options.timestamp === undefined ? undefined : parseTimestamp(options.timestamp),
-      force: options.force,
-      masterKey: process.env.PUNCHCARD_MASTER_KEY,
-    });
+  .action(async (file: string | undefined, options: RestoreFlags, command: Command) => {
+    const report = await restore(file, options, dbPath(command));
     if (options.json) printJson(report);
     else {
-      console.log(`Restored ${report.db} from ${report.replica}${report.timestamp ? ` as of ${report.timestamp}` : ''}.`);
+      const source = 'file' in report ? report.file : `${report.replica}${report.timestamp ? ` as of ${report.timestamp}` : ''}`;
+      console.log(`Restored ${report.db} from ${source}.`);
       console.log(`Checked: SQLite integrity ok; ${report.migrated.length === 0 ? 'schema up to date' : `migrated (${report.migrated.join(', ')})`}; ledger consistent for ${report.members} member(s).`);
+      if (report.replaced) console.log(`The database it replaced is kept at ${report.replaced}; delete it once you no longer need it.`);
       console.log(report.keyProblem ?? 'Master key: matches the database.');
     }
     // The data is in place either way; a missing or wrong key is what still stops the server.

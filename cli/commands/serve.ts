@@ -8,6 +8,7 @@ import { dbPath } from '../context.ts';
 import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { replicationBanner } from './replicate.ts';
+import { listenHttps, trustHelp, type LocalCertificate } from '../local-https.ts';
 
 /** The first start's keys: on a terminal in full; otherwise (systemd's journal) in a new 0600 file. */
 function bootstrapBanner(created: CreatedProject, url: string, db: string): string {
@@ -58,9 +59,13 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--synchronous <mode>', 'SQLite durability: full (survives power loss) or normal (faster)')
     .env('PUNCHCARD_SYNCHRONOUS').default('full'))
   .addOption(new Option('--log-level <level>', 'info, error (errors only) or silent').env('PUNCHCARD_LOG').default('info'))
+  .addOption(new Option('--log-format <format>', 'text, or json (one JSON object per line)').env('PUNCHCARD_LOG_FORMAT').default('text'))
+  .addOption(new Option('--quiet', 'no line per request (messages and errors are still logged)').env('PUNCHCARD_QUIET'))
   .option('--demo', 'serve the demo shop page at /demo for the demo project "punchcard seed --demo" creates (off by default)')
   .addOption(new Option('--allow-insecure-webhooks', 'let webhooks use plain http to loopback hosts (development and tests); the variable takes true/false/1/0/yes/no')
     .env('PUNCHCARD_ALLOW_INSECURE_WEBHOOKS'))
+  .addOption(new Option('--allow-insecure-stores', 'let WooCommerce stores be connected over plain http on loopback hosts (development and tests)')
+    .env('PUNCHCARD_ALLOW_INSECURE_STORES'))
   .addOption(new Option('--webhook-retention <duration>', 'keep delivered webhook rows this long, e.g. 7d or 12h')
     .env('PUNCHCARD_WEBHOOK_RETENTION').default('7d'))
   .addOption(new Option('--webhook-dead-retention <duration>', 'keep dead webhook deliveries (given up after 5 attempts) this long')
@@ -74,7 +79,9 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
+  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
+  .option('--https', 'serve HTTPS with a self-signed certificate for localhost (development only: a widget on an https:// shop page cannot call http://)')
   .action(async (_options: object, command: Command) => {
     // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
     const port = setting(command, 'port', parsePort)!;
@@ -85,8 +92,10 @@ export const serveCommand: Command = new Command('serve')
     if (masterKey) parseMasterKey(masterKey);
     const rateLimits: Partial<RateLimitSettings> = {};
     for (const [key, flag] of RATE_LIMIT_OPTIONS) rateLimits[key] = setting(command, optionName(flag), parseRateText)!;
+    let certificate: LocalCertificate | null = null;
     const options = {
       db: dbPath(command),
+      listen: setting(command, 'https', parseBoolean) ? listenHttps(dbPath(command), (made) => { certificate = made; }) : undefined,
       port,
       host,
       publicUrl: setting(command, 'publicUrl', parseUrl),
@@ -94,11 +103,15 @@ export const serveCommand: Command = new Command('serve')
       masterKey,
       demo: setting(command, 'demo', parseBoolean),
       logLevel: setting(command, 'logLevel', parseChoice('info', 'error', 'silent'))!,
+      logFormat: setting(command, 'logFormat', parseChoice('text', 'json')),
+      quiet: setting(command, 'quiet', parseBoolean),
       webhooks: {
         allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
         deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
       },
+      commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
+      metricsToken: setting(command, 'metricsToken', String),
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,
@@ -113,7 +126,7 @@ export const serveCommand: Command = new Command('serve')
     // One write, so whoever reads the first line also gets the keys with it.
     const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
     const demo = server.demo ? `\nWidget demo: ${server.url}/demo` : '';
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${certificate ? trustHelp(server.url, certificate) : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.ts';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -40,7 +40,7 @@ export function backupDatabase(db: Db, file: string): BackupReport {
   try {
     db.prepare('VACUUM INTO ?').run(partial);
     fsyncPath(partial); // VACUUM INTO writes without syncing
-    const copy = new Database(partial, { readonly: true });
+    const copy = openSqlite(partial, { readonly: true });
     try {
       const problems = (copy.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
       if (problems.join() !== 'ok') throw new Error(`The backup copy failed SQLite's integrity check (${problems.slice(0, 3).join('; ')}); nothing was written.`);

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.ts';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -26,7 +27,7 @@ export function ensureDirectory(dir: string): void {
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   ensureDirectory(dirname(path));
   const isNew = !existsSync(path);
-  const db = new Database(path);
+  const db = openSqlite(path);
   // Members' personal data lives here: readable by the owner only (SQLite gives the WAL the same mode).
   if (isNew) chmodSync(path, 0o600);
   // Space freed by pruning goes back to the disk in small steps (src/db/maintenance.ts); this only

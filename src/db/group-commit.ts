@@ -33,9 +33,12 @@ export class GroupCommitter {
   #scheduled = false;
   #idle: (() => void)[] = [];
 
-  constructor(db: Db, options: { maxBatch?: number } = {}) {
+  readonly #onBatch: ((size: number) => void) | undefined;
+
+  constructor(db: Db, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
+    this.#onBatch = options.onBatch;
     // SQLite copies what a savepoint may have to undo to a sub-journal, and moves it to a
     // temporary file once it passes 64 KiB; the rest of the batch then writes every page it copies
     // to that file, one system call each. In memory, an award or a member insert in a batch of 100
@@ -69,6 +72,7 @@ export class GroupCommitter {
     this.#scheduled = false;
     const batch = this.#queue.splice(0, this.#maxBatch);
     if (this.#queue.length > 0) this.#schedule();
+    this.#onBatch?.(batch.length);
     this.#commit(batch);
     if (!this.#scheduled) for (const resolve of this.#idle.splice(0)) resolve();
   }

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from './sqlite.ts';
 import { ensureDirectory } from './connection.ts';
 
 export interface ServerLock {
@@ -28,7 +28,7 @@ export function serverRunning(dbPath: string): boolean {
 function tryLock(dbPath: string): ServerLock | null {
   const lockFile = `${dbPath}.lock`;
   ensureDirectory(dirname(dbPath));
-  const lock = new Database(lockFile, { timeout: 0 });
+  const lock = openSqlite(lockFile, { timeout: 0 });
   try {
     lock.pragma('locking_mode = EXCLUSIVE'); // once written, the connection keeps its exclusive lock until closed
     lock.exec('CREATE TABLE IF NOT EXISTS server (pid INTEGER NOT NULL)');

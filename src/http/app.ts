@@ -4,13 +4,13 @@ import { AppError } from '../shared/errors.ts';
 import { errorResponse } from './errors.ts';
 import { mountPages } from './pages.ts';
 import { refuseUnwantedBody } from './request.ts';
+import { noteRoute } from './request-log.ts';
 import { mountSurfaces } from './surface.ts';
-import { OFF, type ReplicationStatus } from '../replication/status.ts';
+import { mountApiDocs } from './api-docs.ts';
+import { mountHealth } from './health.ts';
 
-/** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
-const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
-
-const SERVER_API = /^\/api\/v1(?:\/|$)/;
+// The commerce routes are limited per key too, and a store's burst of deliveries by its signature checks, not by its address.
+const SERVER_API = /^\/api\/(?:v1|commerce)(?:\/|$)/;
 
 /** A 429 any page can read, Retry-After included: the widget on a shop's page shows it rather than "Failed to fetch". */
 function limitAddress(event: H3Event, ctx: AppContext): void {
@@ -29,14 +29,19 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   const app = new H3({
     silent: true,
     onError: (error) => errorResponse(error, ctx.log),
+    onRequest: (event) => {
+      event.context.startedAt = performance.now();
+    },
+    onResponse: (response, event) => ctx.metrics.observe(event, response.status, event.context.startedAt as number),
   });
   app.use((event) => {
+    noteRoute(event);
     refuseUnwantedBody(event);
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);
   });
-  app.get('/healthz', () => ({ status: 'ok', replication: publicReplication(ctx.replication?.() ?? OFF) }));
-  mountSurfaces(app, ctx);
+  mountHealth(app, ctx);
+  mountApiDocs(app, ctx, mountSurfaces(app, ctx));
   mountPages(app, ctx, options);
   return app;
 }

@@ -5,6 +5,8 @@ import type { WebhookSettings } from '../webhooks/dispatcher.ts';
 import type { Logger } from '../shared/log.ts';
 import type { Guard } from './guard.ts';
 import type { ReplicationStatus } from '../replication/status.ts';
+import type { CommerceSettings } from '../integrations/commerce/woo-client.ts';
+import type { Metrics } from './metrics.ts';
 
 /** What every route needs: the store, the clock, and the one way to write. */
 export interface AppContext {
@@ -20,6 +22,12 @@ export interface AppContext {
   publicUrl: () => string;
   /** Rate limits and client addresses. */
   guard: Guard;
+  /** Connected stores: --allow-insecure-stores and the REST timeout. */
+  commerce: CommerceSettings;
   /** Replication as /healthz reports it; null when the server does not replicate. */
   replication?: () => ReplicationStatus | null;
+  /** Prometheus metrics of this server (/metrics). */
+  metrics: Metrics;
+  /** A token that reads /metrics besides the secret keys (serve --metrics-token). */
+  metricsToken?: string | undefined;
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { Marked } from 'marked';
 import { WIDGET_SCRIPT } from '../../widget/files.ts';
@@ -8,13 +7,13 @@ import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../shared/errors.ts';
 import { referralLanding } from '../domain/referrals/referrals.ts';
 import { demoProject } from '../domain/widget/widget-demo.ts';
-import { rootPath } from '../shared/root.ts';
+import { readRootFile, rootFileNames } from '../shared/assets.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
 import { widgetAsset, widgetVersion } from './widget-assets.ts';
 
-const DOCS_DIR = rootPath('docs/');
-const DOC_FILES = readdirSync(DOCS_DIR);
+const DOCS_DIR = 'docs/';
+const DOC_FILES = rootFileNames(DOCS_DIR);
 const DOCS = DOC_FILES.filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
 /** Files beside the docs that they link to (the systemd unit), served as plain text. */
 const DOC_ATTACHMENTS = DOC_FILES.filter((file) => !file.endsWith('.md'));
@@ -143,7 +142,7 @@ const renderedDocs = new Map<string, { title: string; html: string }>();
 function docPage(name: string): Response {
   let doc = renderedDocs.get(name);
   if (!doc) {
-    const markdown = readFileSync(`${DOCS_DIR}${name}.md`, 'utf8');
+    const markdown = readRootFile(`${DOCS_DIR}${name}.md`).toString('utf8');
     doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: renderDoc(markdown) };
     renderedDocs.set(name, doc);
   }
@@ -210,7 +209,7 @@ export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean })
     const name = event.context.params?.name ?? '';
     if (DOCS.includes(name)) return docPage(name);
     if (DOC_ATTACHMENTS.includes(name)) {
-      return new Response(readFileSync(`${DOCS_DIR}${name}`), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+      return new Response(readRootFile(`${DOCS_DIR}${name}`), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
     }
     throw notFound(`No document "${name}"; see / for the list.`);
   });

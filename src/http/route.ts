@@ -6,8 +6,12 @@ import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
 import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { idempotencyKey } from '../schemas/common.ts';
+import { noteProject } from './request-log.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
+/** An answer that is not JSON: a page (with its content type) or a redirect (no body). */
+export interface OtherReply { description: string; contentType?: string }
+export type Reply = Schema | OtherReply;
 type Output<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
 /** The `:name` segments of a route path; any name where the path is not a literal (the catalog's). */
@@ -53,7 +57,9 @@ export interface RouteOptions<B, Q, I> {
    * What the route answers, by status (200, 201...): the OpenAPI document describes each body with
    * it. Errors need not be listed: every route can answer `{error, message}`.
    */
-  responses?: Partial<Record<number, Schema>>;
+  responses?: Partial<Record<number, Reply>>;
+  /** Error statuses this route answers beyond every route's (409 outside a write; 502 when a store it calls is down). */
+  errors?: number[];
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
 }
@@ -65,8 +71,11 @@ export interface MountedRoute {
   /** The full path, surface prefix included. */
   path: string;
   body: Schema | undefined;
+  /** An empty body counts as `{}`. */
+  optionalBody: boolean;
   query: Schema | undefined;
-  responses: Partial<Record<number, Schema>>;
+  responses: Partial<Record<number, Reply>>;
+  errors: number[];
   write: boolean;
   /** A write that is not a GET: Idempotency-Key is honoured (or refused where `secret`). */
   changes: boolean;
@@ -149,13 +158,16 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       method,
       path: `${surface.base}${path}`,
       body: options.body,
+      optionalBody: options.optionalBody === true,
       query: options.query,
       responses: options.responses ?? {},
+      errors: options.errors ?? [],
       write: options.write === true,
       changes: options.write === true && method !== 'GET',
     };
     routes.push(mounted);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
+      noteProject(event, surface.keyScope(caller).projectId);
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;
@@ -171,10 +183,18 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           return result instanceof Answer ? respond(event, result) : result;
         }
         const key = mounted.changes ? keyOf(event, body) : undefined;
-        const perform = () => stored(handler(input));
-        if (key === undefined) return respond(event, await ctx.write(perform));
-        const scope = { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
-        return respond(event, await ctx.write(() => once(ctx.db, scope, now, perform)));
+        let awarded = false;
+        const perform = () => {
+          const response = stored(handler(input));
+          awarded = response.storeAs === 'award';
+          return response;
+        };
+        const scope = key === undefined ? undefined
+          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
+        const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
+        // Counted once committed, and not for a replay (perform did not run).
+        if (awarded) ctx.metrics.awards.inc();
+        return respond(event, response);
       };
       return options.around ? options.around(input, run) : run();
     }), { meta: { route: mounted } });

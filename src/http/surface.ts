@@ -15,6 +15,14 @@ import { referralRoutes } from './v1/referrals.ts';
 import { rewardRoutes } from './v1/rewards.ts';
 import { shareRoutes } from './v1/share.ts';
 import { webhookRoutes } from './v1/webhooks.ts';
+import { commerceSurface, deliverySurface } from './commerce/api.ts';
+import { commerceResources, deliveryResources } from './commerce/resources.ts';
+import { deliverySurface as communityDeliverySurface, linkSurface, logSurface } from './community/api.ts';
+import { communityAuthRoutes } from './community/auth.ts';
+import { communityEventRoutes } from './community/events.ts';
+import { communityLogRoutes } from './community/logs.ts';
+import { communitySettingsRoutes } from './community/settings.ts';
+import { communityWidgetRoutes } from './community/widget.ts';
 import { guestSurface, widgetSurface } from './widget/api.ts';
 import { badgeRoutes as widgetBadges } from './widget/badges.ts';
 import { claimRoutes as widgetClaims } from './widget/claims.ts';
@@ -39,9 +47,15 @@ import { shareRoutes as widgetShare } from './widget/share.ts';
 export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
   return [
     ...mountSurface(app, ctx, serverSurface(ctx), [memberRoutes, pointRoutes, catalogRoutes, questRoutes, badgeRoutes, projectRoutes,
-      rewardRoutes, promoRoutes, referralRoutes, gameRoutes, leaderboardRoutes, shareRoutes, webhookRoutes]),
+      rewardRoutes, promoRoutes, referralRoutes, gameRoutes, leaderboardRoutes, shareRoutes, webhookRoutes, communitySettingsRoutes]),
+    // WooCommerce (docs/woocommerce.md): the store's connection and coupons by secret key; its signed deliveries.
+    ...mountSurface(app, ctx, commerceSurface(ctx), commerceResources), ...mountSurface(app, ctx, deliverySurface(ctx), deliveryResources),
+    // Discord (docs/discord.md): the bot's signed events, the delivery log, account linking.
+    ...mountSurface(app, ctx, communityDeliverySurface(ctx), [communityEventRoutes]),
+    ...mountSurface(app, ctx, logSurface(ctx), [communityLogRoutes]),
+    ...mountSurface(app, ctx, linkSurface(ctx), [communityAuthRoutes]),
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
     ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
-      widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard]),
+      widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard, communityWidgetRoutes]),
   ];
 }

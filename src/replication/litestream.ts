@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { isSingleExecutable } from '../shared/assets.ts';
 
 /** How to get Litestream, for every message that says it is missing. */
 const HOW_TO_INSTALL = 'Install it with `npm ci` in the Punchcard checkout (on Linux x64 it brings @flydotio/litestream-linux-x64), '
-  + 'or put Litestream v0.3.x on PATH as `litestream` (https://litestream.io/install), or set PUNCHCARD_LITESTREAM_BIN to its path.';
+  + 'put it beside the single executable as `litestream`, or put Litestream v0.3.x on PATH as `litestream` (https://litestream.io/install), or set PUNCHCARD_LITESTREAM_BIN to its path.';
 
 const isExecutable = (file: string) => {
   try {
@@ -29,12 +30,19 @@ function onPath(name: string, path = process.env.PATH ?? ''): string | null {
  * for other platforms follow the same naming, so installing one of them by hand works too).
  */
 function fromNpm(): string | null {
+  if (isSingleExecutable()) return null;
   try {
     const binary = createRequire(import.meta.url).resolve(`@flydotio/litestream-${process.platform}-${process.arch}/litestream`);
     return isExecutable(binary) ? binary : null;
   } catch {
     return null;
   }
+}
+
+/** The single executable has no node_modules: Litestream may sit beside it instead, as `litestream`. */
+function beside(): string | null {
+  const binary = join(dirname(process.execPath), 'litestream');
+  return isExecutable(binary) ? binary : null;
 }
 
 /**
@@ -47,7 +55,8 @@ function litestreamOnPath(path: string | undefined): string | null {
 }
 
 /**
- * PUNCHCARD_LITESTREAM_BIN, else `litestream` on PATH, else the optional npm dependency. A set but
+ * PUNCHCARD_LITESTREAM_BIN, else (for the single executable) `litestream` beside it, else `litestream`
+ * on PATH, else the optional npm dependency. A set but
  * wrong PUNCHCARD_LITESTREAM_BIN is an error rather than a reason to fall back: the operator asked for it.
  */
 export function findLitestream(env: NodeJS.ProcessEnv = process.env): string {
@@ -56,7 +65,7 @@ export function findLitestream(env: NodeJS.ProcessEnv = process.env): string {
     if (isExecutable(explicit)) return explicit;
     throw new Error(`Litestream not found: PUNCHCARD_LITESTREAM_BIN=${explicit} is not an executable file. ${HOW_TO_INSTALL}`);
   }
-  const found = litestreamOnPath(env.PATH) ?? fromNpm();
+  const found = (isSingleExecutable() ? beside() : null) ?? litestreamOnPath(env.PATH) ?? fromNpm();
   if (!found) throw new Error(`Litestream not found, and replication needs it. ${HOW_TO_INSTALL}`);
   return found;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
@@ -33,6 +33,8 @@ export interface RestoreReport {
   masterKey: KeyCheck;
   /** What is missing for the server to start on the restored database; null when nothing is. */
   keyProblem: string | null;
+  /** Where the database it replaced was kept; null when there was none. */
+  replaced: string | null;
 }
 
 interface Generation {
@@ -97,6 +99,70 @@ function checkKey(db: Db, target: string, masterKey: string | undefined): { mast
   return { masterKey: state === 'unkeyed' ? 'ok' : state, keyProblem: problem };
 }
 
+/** Refuses before anything is read or written: an existing database without --force, or a running server. */
+function preflight(target: string, force: boolean | undefined): void {
+  if (existsSync(target) && !force) {
+    throw new Error(`${target} already exists. Stop the server, then run restore again with --force to replace it.`);
+  }
+  const server = readStatusRecord(target);
+  if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
+  ensureDirectory(dirname(target));
+  if (serverRunning(target)) throw new Error(`A server is running on ${target}; stop it first.`);
+}
+
+type CheckedCopy = Omit<RestoreReport, 'db' | 'replica' | 'timestamp' | 'replaced'>;
+
+/**
+ * The checks a copy passes before it replaces anything: a Punchcard database, SQLite integrity,
+ * a schema this build knows (then its pending migrations), the ledger invariant, the master key.
+ */
+async function checkCopy(copy: string, target: string, masterKey: string | undefined): Promise<CheckedCopy> {
+  let db: Db;
+  try {
+    db = openDatabase(copy);
+    db.prepare('SELECT count(*) FROM sqlite_master').get(); // opening is lazy: this reads the header
+  } catch (error) {
+    throw new Error(`The copy is not a SQLite database (${(error as Error).message}); nothing was replaced.`);
+  }
+  try {
+    const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
+    if (integrity.join() !== 'ok') throw new Error(`The restored copy fails SQLite's integrity check (${integrity.slice(0, 3).join('; ')}); nothing was replaced.`);
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get() === undefined) {
+      throw new Error('The copy is not a Punchcard database (it has no schema_migrations table); nothing was replaced.');
+    }
+    let migrated: string[];
+    try {
+      migrated = migrate(db, await bundledMigrations()).map((m) => m.name);
+    } catch (error) {
+      throw new Error(`${(error as Error).message} Nothing was replaced.`);
+    }
+    const violations = checkLedger(db);
+    if (violations.length > 0) throw new Error(`The restored copy breaks the ledger invariant (${violations.length} problem(s), first: ${violations[0]!.problem}); nothing was replaced.`);
+    const members = (db.prepare('SELECT count(*) AS n FROM members').get() as { n: number }).n;
+    return { migrated, members, ...checkKey(db, target, masterKey) };
+  } finally {
+    db.close(); // the last connection: SQLite folds the WAL into the file
+  }
+}
+
+/**
+ * Puts the checked copy at `target`. The database it replaces is kept aside as
+ * `<db>.replaced-<time>` (with its WAL, so it stays whole), never deleted: a restore from the wrong
+ * file is then undone by moving it back. Returns the kept file, or null when there was none.
+ */
+function putInPlace(copy: string, target: string, now: Date): string | null {
+  let aside: string | null = null;
+  if (existsSync(target)) {
+    aside = `${target}.replaced-${now.toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(target, aside);
+    for (const suffix of ['-wal', '-shm']) if (existsSync(target + suffix)) renameSync(target + suffix, aside + suffix);
+  }
+  for (const file of [`${target}-wal`, `${target}-shm`, litestreamMetaDir(target)]) rmSync(file, { recursive: true, force: true });
+  renameSync(copy, target);
+  chmodSync(target, 0o600);
+  return aside;
+}
+
 /**
  * Restores `db` from a Litestream replica into a scratch file beside it, checks the copy (SQLite
  * integrity, migrations, the ledger invariant, the master key) and only then puts it in place.
@@ -104,34 +170,48 @@ function checkKey(db: Db, target: string, masterKey: string | undefined): { mast
  */
 export async function restoreDatabase(options: RestoreOptions): Promise<RestoreReport> {
   const target = resolve(options.db);
-  if (existsSync(target) && !options.force) {
-    throw new Error(`${target} already exists. Stop the server, then run restore again with --force to replace it.`);
-  }
-  const server = readStatusRecord(target);
-  if (server && server.state !== 'stopped') throw new Error(`A server (pid ${server.pid}) is running on ${target} and replicating it; stop it first.`);
-  ensureDirectory(dirname(target));
-  if (serverRunning(target)) throw new Error(`A server is running on ${target}; stop it first.`);
+  preflight(target, options.force);
   const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
   try {
     const restored = join(scratch, 'restored.db');
     litestreamRestore(options, target, scratch, restored);
-    const db = openDatabase(restored);
-    let report: Omit<RestoreReport, 'db' | 'replica' | 'timestamp'>;
-    try {
-      const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
-      if (integrity.join() !== 'ok') throw new Error(`The restored copy fails SQLite's integrity check (${integrity.slice(0, 3).join('; ')}); nothing was replaced.`);
-      const migrated = migrate(db, await bundledMigrations()).map((m) => m.name);
-      const violations = checkLedger(db);
-      if (violations.length > 0) throw new Error(`The restored copy breaks the ledger invariant (${violations.length} problem(s), first: ${violations[0]!.problem}); nothing was replaced.`);
-      const members = (db.prepare('SELECT count(*) AS n FROM members').get() as { n: number }).n;
-      report = { migrated, members, ...checkKey(db, target, options.masterKey) };
-    } finally {
-      db.close(); // the last connection: SQLite folds the WAL into the file
-    }
-    for (const file of [target, `${target}-wal`, `${target}-shm`, litestreamMetaDir(target)]) rmSync(file, { recursive: true, force: true });
-    renameSync(restored, target);
-    chmodSync(target, 0o600);
-    return { db: target, replica: redactReplicaUrl(options.from), timestamp: options.timestamp?.toISOString() ?? null, ...report };
+    const report = await checkCopy(restored, target, options.masterKey);
+    const replaced = putInPlace(restored, target, new Date());
+    return { db: target, replica: redactReplicaUrl(options.from), timestamp: options.timestamp?.toISOString() ?? null, replaced, ...report };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+export interface FileRestoreOptions {
+  /** A file written by `punchcard backup`; it is copied, never moved or changed. */
+  file: string;
+  db: string;
+  force?: boolean | undefined;
+  masterKey?: string | undefined;
+}
+
+export type FileRestoreReport = Omit<RestoreReport, 'replica' | 'timestamp'> & { file: string };
+
+/**
+ * Restores `db` from a backup file with the same checks as a replica restore: the file is copied
+ * into a scratch folder beside the database (same file system, so the final rename is atomic),
+ * checked and migrated there, and only then put in place.
+ */
+export async function restoreFromFile(options: FileRestoreOptions): Promise<FileRestoreReport> {
+  const target = resolve(options.db);
+  const source = resolve(options.file);
+  if (!existsSync(source) || !statSync(source).isFile()) throw new Error(`No backup file at ${source}.`);
+  if (source === target) throw new Error(`${source} is the database itself; name a backup file made by punchcard backup.`);
+  preflight(target, options.force);
+  const scratch = mkdtempSync(join(dirname(target), '.punchcard-restore-'));
+  try {
+    const restored = join(scratch, 'restored.db');
+    copyFileSync(source, restored);
+    chmodSync(restored, 0o600); // it holds members' personal data
+    const report = await checkCopy(restored, target, options.masterKey);
+    const replaced = putInPlace(restored, target, new Date());
+    return { db: target, file: source, replaced, ...report };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/log.ts';
+import { isSingleExecutable, readRootFile } from '../shared/assets.ts';
 import { ROOT_URL } from '../shared/root.ts';
 import { configArgs, redactReplicaUrl } from './litestream.ts';
 import { describeReplication, writeStatusRecord, type ReplicationState, type ReplicationStatus, type StatusRecord } from './status.ts';
@@ -55,9 +56,13 @@ interface Relay {
  * worker also drops the per-frame lines, so the main thread sees a few lines per sync. If the server
  * dies, even by SIGKILL, Litestream follows: its next log line (one per interval at debug level) hits
  * a closed pipe, and Go exits on that, so no orphan replicates beside the next server. The worker is
- * built into dist/relay.mjs with the CLI (`npm run build`): a worker runs JavaScript only.
+ * built into dist/relay.mjs with the CLI (`npm run build`): a worker runs JavaScript only. The single
+ * executable has no file to point a worker at: it carries the relay as CommonJS source, run with `eval`.
  */
 const RELAY = new URL('dist/relay.mjs', ROOT_URL);
+const newRelay = (workerData: RelayData) => (isSingleExecutable()
+  ? new Worker(readRootFile('dist/relay.cjs').toString('utf8'), { eval: true, workerData })
+  : new Worker(RELAY, { workerData }));
 
 /** Runs Litestream (through the relay), restarts it with back-off when it dies, and tracks what the replica holds. */
 export function superviseLitestream(options: SupervisorOptions): Replication {
@@ -135,7 +140,7 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
   const start = () => {
     const startedAt = Date.now();
     tracker.restarted();
-    const worker = new Worker(RELAY, { workerData: { binary: options.binary, args: ['replicate', ...configArgs(options.config)] } satisfies RelayData });
+    const worker = newRelay({ binary: options.binary, args: ['replicate', ...configArgs(options.config)] });
     const current: Relay = { worker, pid: null, ended: new Promise((resolve) => worker.once('exit', resolve)) };
     relay = current;
     const onEnd = (how: string) => {

@@ -6,7 +6,7 @@ export const pointsBody = v.strictObject({
   amount: v.pipe(
     v.number('must be a number'),
     v.integer('must be a whole number of points'),
-    v.check((n) => n !== 0, 'must not be zero: positive awards, negative deducts'),
+    v.notValue(0, 'must not be zero: positive awards, negative deducts'),
     v.minValue(-MAX_POSTING, `must be at least -${MAX_POSTING}`),
     v.maxValue(MAX_POSTING, `must be at most ${MAX_POSTING}`),
   ),

@@ -1,29 +1,79 @@
+import pino from 'pino';
+
 export type LogLevel = 'silent' | 'error' | 'info';
+/** `text`: one readable line per message (the default); `json`: one JSON object per line, for a log collector. */
+export type LogFormat = 'text' | 'json';
+
+/** What the request log says of one request: never a key, a header, a query or a body. */
+export interface RequestLine {
+  method: string;
+  /** The route's pattern (`/api/v1/members/:externalId/points`), never the path itself: paths hold externalIds. */
+  route: string | null;
+  status: number;
+  durationMs: number;
+  projectId: string | null;
+  requestId: string;
+}
 
 export interface Logger {
   info(message: string): void;
   /** Something an operator should act on that is not a fault of the server (a receiver failing). */
   warn(message: string): void;
   error(message: string, error?: unknown): void;
+  /** One line per answered request; absent when request lines are off (`--quiet`, or below level info). */
+  request?(line: RequestLine): void;
 }
 
-/**
- * Plain-text logs on stderr (stdout is kept for what a command prints, such as keys or JSON).
- * Callers log messages and errors, never request headers or bodies, so no key or secret is logged.
- */
-export function createLogger(level: LogLevel = 'info'): Logger {
-  const at = (wanted: LogLevel) => level !== 'silent' && (wanted === 'error' || level === 'info');
+export interface LoggerOptions {
+  format?: LogFormat;
+  /** Write a line per request (serve's default; `--quiet` turns it off). */
+  requests?: boolean;
+}
+
+const textRequest = (line: RequestLine) => `${line.method} ${line.route ?? '(no route)'} ${line.status} ${line.durationMs}ms`
+  + ` project=${line.projectId ?? '-'} request=${line.requestId}`;
+
+/** Text lines on stderr, as before the JSON format existed. */
+function textLogger(at: (wanted: LogLevel) => boolean, requests: boolean): Logger {
+  const write = (text: string) => process.stderr.write(`${new Date().toISOString()} ${text}\n`);
   return {
     info(message) {
-      if (at('info')) process.stderr.write(`${new Date().toISOString()} ${message}\n`);
+      if (at('info')) write(message);
     },
     warn(message) {
-      if (at('error')) process.stderr.write(`${new Date().toISOString()} WARN ${message}\n`);
+      if (at('error')) write(`WARN ${message}`);
     },
     error(message, error) {
       if (!at('error')) return;
       const detail = error instanceof Error ? `\n${error.stack ?? error.message}` : error === undefined ? '' : ` ${String(error)}`;
-      process.stderr.write(`${new Date().toISOString()} ERROR ${message}${detail}\n`);
+      write(`ERROR ${message}${detail}`);
     },
+    ...(requests && at('info') ? { request: (line: RequestLine) => write(textRequest(line)) } : {}),
   };
+}
+
+/**
+ * JSON lines through pino (its writes are asynchronous and cheap on the request path). `msg` is
+ * "request" for request lines, so a collector can tell them from messages.
+ */
+function jsonLogger(level: LogLevel, requests: boolean): Logger {
+  const log = pino({ level: level === 'silent' ? 'silent' : level, base: null, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ dest: 2, sync: false }));
+  return {
+    info: (message) => log.info(message),
+    warn: (message) => log.warn(message),
+    error: (message, error) => (error === undefined ? log.error(message) : log.error({ err: error }, message)),
+    ...(requests && level === 'info' ? { request: (line: RequestLine) => log.info(line, 'request') } : {}),
+  };
+}
+
+/**
+ * Logs on stderr (stdout is kept for what a command prints, such as keys or JSON). Callers log
+ * messages and errors, and the request log only the fields of RequestLine, never request headers
+ * or bodies, so no key or secret is logged.
+ */
+export function createLogger(level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
+  const requests = options.requests === true;
+  if (options.format === 'json') return jsonLogger(level, requests);
+  return textLogger((wanted) => level !== 'silent' && (wanted === 'error' || level === 'info'), requests);
 }

@@ -311,3 +311,9 @@ export function dropOrphanEvents(db: Db, eventIds: number[]): void {
   const drop = stmt(db, 'DELETE FROM events WHERE id = ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = ?)');
   for (const id of eventIds) drop.run(id, id);
 }
+
+/** Pending and dead deliveries (/healthz, /metrics), each counted from its own partial index. */
+export function deliveryCounts(db: Db): { pending: number; dead: number } {
+  const count = (status: DeliveryStatus) => stmt<{ n: number }>(db, 'SELECT count(*) AS n FROM webhook_deliveries WHERE status = ?').get(status)!.n;
+  return { pending: count('pending'), dead: count('dead') };
+}

@@ -183,6 +183,8 @@ export interface DeliveryRunnerDeps {
   clock: Clock;
   log: Logger;
   settings: WebhookSettings;
+  /** Told each attempt's outcome once recorded (the server's metrics). */
+  onOutcome?: (outcome: 'delivered' | 'failed' | 'dead') => void;
 }
 
 type DeliveryJob = ClaimedDelivery & { key: string };
@@ -239,9 +241,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       else proven.delete(job.webhookId);
       if (outcome.success) {
         if (recordDelivered(db, job.id, job.webhookId, outcome.statusCode!, now).recovered) log.info(`webhook ${job.webhookId}: delivering again`);
+        deps.onOutcome?.('delivered');
         return;
       }
       const effect = recordFailed(db, job.id, { httpStatus: outcome.statusCode, error: outcome.error! }, now, policy);
+      deps.onOutcome?.(effect.dead ? 'dead' : 'failed');
       if (effect.startedFailing) log.warn(`webhook ${job.webhookId}: failing (${outcome.error}); it is disabled if nothing succeeds for ${formatDuration(policy.disableAfterMs)}`);
       if (effect.disabled) log.warn(`webhook ${job.webhookId}: disabled, ${effect.disabled}; new events are not queued for it until it is re-enabled (punchcard webhooks enable ${job.webhookId})`);
     },

@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { contractEnabled, contractProblem } from './contract.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -13,6 +14,8 @@ export interface RequestOptions {
   raw?: string;
   headers?: Record<string, string>;
   key?: string;
+  /** Skip the contract check: for tests that send what no client would and look only at the status. */
+  unchecked?: boolean;
 }
 
 /** Keep-alive connections, bounded so a load test queues instead of opening thousands of sockets. */
@@ -39,7 +42,11 @@ export function request<T = any>(baseUrl: string, method: string, path: string, 
         } catch {
           // not JSON: leave the text
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        const status = res.statusCode ?? 0;
+        // Every answer a test receives is checked against the OpenAPI document (helpers/contract.ts).
+        const problem = contractEnabled && !options.unchecked ? contractProblem(method, new URL(path, baseUrl), status, body, res.headers['content-type']) : null;
+        if (problem) reject(new Error(`Contract: ${problem}`));
+        else resolve({ status, headers: res.headers, body, text });
       });
       res.on('error', reject);
     });

@@ -64,6 +64,7 @@ export async function startTestServer(options: {
     db: dbPath, port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, clock: clock.now, masterKey: TEST_MASTER_KEY,
     // Receivers in tests listen on 127.0.0.1 over plain http.
     webhooks: { allowInsecure: true, ...options.webhooks },
+    commerce: { allowInsecure: true }, // the fake WooCommerce store listens on 127.0.0.1 over plain http
     guard: options.guard ?? RAISED_LIMITS,
     connections: options.connections,
   });
@@ -96,6 +97,6 @@ export function tableCounts(server: RunningServer): Record<string, number> {
   const tables = ['members', 'transactions', 'point_lots', 'idempotency_keys', 'api_keys', 'projects', 'webhooks', 'events', 'webhook_deliveries',
     'quests', 'rewards', 'badges', 'games', 'promo_codes', 'multipliers', 'levels', 'quest_progress', 'member_badges',
     'game_plays', 'social_shares', 'leaderboard_totals',
-    'reward_claims', 'promo_redemptions', 'referral_codes', 'referrals'];
+    'reward_claims', 'promo_redemptions', 'referral_codes', 'referrals', 'commerce_stores', 'commerce_orders', 'commerce_customers', 'commerce_coupons'];
   return Object.fromEntries(tables.map((t) => [t, (server.ctx.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
 }

@@ -14,7 +14,7 @@ export type EarningSource = (typeof EARNING_SOURCES)[number];
 export const multiplierSchema = catalogItem({
   name: label,
   description: v.optional(v.nullable(multilineText(2000)), null),
-  multiplier: v.pipe(v.number('must be a number'), v.check((n) => n > 1, 'must be greater than 1'), v.maxValue(100, 'must be at most 100')),
+  multiplier: v.pipe(v.number('must be a number'), v.gtValue(1, 'must be greater than 1'), v.maxValue(100, 'must be at most 100')),
   startsAt: isoTime,
   endsAt: isoTime,
   /** null: every earning source. */

@@ -90,6 +90,8 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
     // Event properties and progress metadata may hold personal data too.
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
+    // The Discord link: its username is personal, and an erased member's community activity earns nothing more.
+    stmt(db, 'DELETE FROM community_links WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
     return { success: true, deleted: externalId };

@@ -11,6 +11,7 @@ import { projectContext } from '../project/project-context.ts';
 import { postToLedger } from '../ledger/ledger.ts';
 import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { emit } from '../events/record-event.ts';
+import { couponStore, enqueueCoupon, newCouponCode } from '../commerce/coupons.ts';
 
 /** A reward as one member sees it (SPEC 2, Reward widget view). `stockRemaining` null = unlimited. */
 export interface RewardView {
@@ -152,10 +153,16 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
       : null;
     const at = now.toISOString();
     if (reward.stock !== null) stmt(db, 'UPDATE rewards SET stock = stock - 1, updated_at = ? WHERE id = ?').run(at, reward.id);
-    const code = reward.type === 'COUPON' ? couponCode(db, member.project_id) : null;
+    // With a connected store, a coupon reward's code is the store's, created after the commit (src/domain/commerce/coupons.ts).
+    const store = reward.type === 'COUPON' && reward.discountConfig ? couponStore(db, member.project_id) : undefined;
+    const code = reward.type === 'COUPON' && !store ? couponCode(db, member.project_id) : null;
     const { lastInsertRowid } = stmt(db, `INSERT INTO reward_claims (public_id, project_id, reward_id, member_id, points_spent, via, coupon_code, status,
       transaction_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(publicId, member.project_id, reward.id, member.id, pointsSpent, options.via, code, INITIAL_STATUS[reward.type], spent?.transaction.id ?? null, at, at);
+    if (store && reward.discountConfig) {
+      const { type, value } = reward.discountConfig;
+      enqueueCoupon(db, { store, claimRowId: Number(lastInsertRowid), code: newCouponCode(), discountType: type, discountCents: Math.round(value * 100), member }, now);
+    }
     const claim = toClaim(stmt<ClaimRow>(db, `${CLAIM_SELECT} WHERE id = ?`).get(lastInsertRowid)!, reward, member.external_id);
     emit(db, member.project_id, 'reward.redeemed', {
       memberId: member.public_id, externalId: member.external_id, rewardId: reward.id, rewardName: reward.name, rewardType: reward.type,

@@ -2,13 +2,14 @@ import { awardBadge, listMemberBadges, removeBadge } from '../../domain/badges/m
 import { memberBadgeBody } from '../../schemas/quests.ts';
 import { created } from '../route.ts';
 import type { ServerApi } from './api.ts';
+import * as answers from '../../schemas/answers/server.ts';
 
 export function badgeRoutes({ route, ctx }: ServerApi): void {
-  route('GET', '/members/:externalId/badges', {}, ({ key, param }) => listMemberBadges(ctx.db, key.projectId, param('externalId')));
+  route('GET', '/members/:externalId/badges', { responses: { 200: answers.memberBadges } }, ({ key, param }) => listMemberBadges(ctx.db, key.projectId, param('externalId')));
 
-  route('POST', '/members/:externalId/badges', { body: memberBadgeBody, write: true }, ({ key, body, param, now }) =>
+  route('POST', '/members/:externalId/badges', { body: memberBadgeBody, write: true, responses: { 201: answers.badgeAwarded } }, ({ key, body, param, now }) =>
     created(awardBadge(ctx.db, key.projectId, param('externalId'), body.badgeId, now)));
 
-  route('DELETE', '/members/:externalId/badges', { body: memberBadgeBody, write: true }, ({ key, body, param }) =>
+  route('DELETE', '/members/:externalId/badges', { body: memberBadgeBody, write: true, responses: { 200: answers.badgeRemoved } }, ({ key, body, param }) =>
     removeBadge(ctx.db, key.projectId, param('externalId'), body.badgeId));
 }

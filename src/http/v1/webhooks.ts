@@ -8,6 +8,7 @@ import { emptyBody } from '../../schemas/common.ts';
 import { webhookCreateBody, webhookUpdateBody } from '../../schemas/webhooks.ts';
 import { created } from '../route.ts';
 import type { ServerApi } from './api.ts';
+import * as answers from '../../schemas/answers/server.ts';
 
 export function webhookRoutes({ route, ctx }: ServerApi): void {
   /** The URL policy with its DNS lookup, before the transaction: a write never waits on the network. */
@@ -16,25 +17,25 @@ export function webhookRoutes({ route, ctx }: ServerApi): void {
     return run();
   };
 
-  route('GET', '/webhooks', {}, ({ key }) => listWebhooks(ctx.db, key.projectId));
+  route('GET', '/webhooks', { responses: { 200: answers.webhookList } }, ({ key }) => listWebhooks(ctx.db, key.projectId));
 
   // The answers that carry a secret are never stored (`secret`): an Idempotency-Key there would keep the secret in clear for 24 hours.
-  route('POST', '/webhooks', { body: webhookCreateBody, write: true, secret: true, around: checkUrl }, ({ key, body, now }) =>
+  route('POST', '/webhooks', { body: webhookCreateBody, write: true, secret: true, around: checkUrl, responses: { 201: answers.webhookCreated } }, ({ key, body, now }) =>
     created(createWebhook(ctx.db, ctx.box, key.projectId, body, now)));
 
-  route('GET', '/webhooks/:webhookId', {}, ({ key, param }) => webhookView(ctx.db, key.projectId, param('webhookId')));
+  route('GET', '/webhooks/:webhookId', { responses: { 200: answers.webhook } }, ({ key, param }) => webhookView(ctx.db, key.projectId, param('webhookId')));
 
-  route('PATCH', '/webhooks/:webhookId', { body: webhookUpdateBody, write: true, around: checkUrl }, ({ key, body, param, now }) =>
+  route('PATCH', '/webhooks/:webhookId', { body: webhookUpdateBody, write: true, around: checkUrl, responses: { 200: answers.webhookUpdated } }, ({ key, body, param, now }) =>
     updateWebhook(ctx.db, key.projectId, param('webhookId'), body, now));
 
-  route('DELETE', '/webhooks/:webhookId', { body: emptyBody, optionalBody: true, write: true }, ({ key, param }) =>
+  route('DELETE', '/webhooks/:webhookId', { body: emptyBody, optionalBody: true, write: true, responses: { 200: answers.deleted } }, ({ key, param }) =>
     deleteWebhook(ctx.db, key.projectId, param('webhookId')));
 
-  route('POST', '/webhooks/:webhookId/rotate-secret', { body: emptyBody, optionalBody: true, write: true, secret: true }, ({ key, param, now }) =>
+  route('POST', '/webhooks/:webhookId/rotate-secret', { body: emptyBody, optionalBody: true, write: true, secret: true, responses: { 200: answers.webhookSecretRotated } }, ({ key, param, now }) =>
     rotateWebhookSecret(ctx.db, ctx.box, key.projectId, param('webhookId'), now));
 
   // One synchronous attempt, recorded nowhere: it answers whether the endpoint works right now.
-  route('POST', '/webhooks/:webhookId/test', { body: emptyBody, optionalBody: true }, async ({ key, param, now }) => {
+  route('POST', '/webhooks/:webhookId/test', { body: emptyBody, optionalBody: true, responses: { 200: answers.webhookTested } }, async ({ key, param, now }) => {
     const webhook = requireWebhook(ctx.db, key.projectId, param('webhookId'));
     const message = signMessage(testEvent(webhook.id, now), webhookSecret(ctx.box, webhook), now);
     const { success, statusCode, durationMs, error } = await attemptDelivery(webhook.url, message, ctx.webhooks);

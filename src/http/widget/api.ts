@@ -140,7 +140,7 @@ export function widgetSurface(ctx: AppContext): Surface<WidgetCaller, WidgetRout
       app.options(`${WIDGET_BASE}/**`, preflight(ALLOWED_HEADERS), { meta: { answers: 'preflight' } });
       // Signed in and from an allowed origin, an unknown path is a plain 404 the widget can read: it
       // hides the panels whose endpoints this server does not have.
-      const unknown: MountedRoute = { surface: 'widget API', method: 'GET', path: `${WIDGET_BASE}/**`, body: undefined, query: undefined, responses: {}, write: false, changes: false };
+      const unknown: MountedRoute = { surface: 'widget API', method: 'GET', path: `${WIDGET_BASE}/**`, body: undefined, optionalBody: false, query: undefined, responses: {}, errors: [], write: false, changes: false };
       app.all(`${WIDGET_BASE}/**`, (event) => serve(event, unknown, () => {
         throw notFound(`No widget endpoint ${event.req.method} ${event.url.pathname}; see docs/widget.md.`);
       }), { meta: { answers: 'not found' } });

@@ -1,0 +1,81 @@
+import type { Db } from '../../db/connection.ts';
+import { stmt } from '../../db/statements.ts';
+import { atomically } from '../../db/transaction.ts';
+import { findMember, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
+import type { CustomerPayload } from './payloads.ts';
+import type { StoreSettings } from './store-settings.ts';
+import type { StoreRow } from './stores.ts';
+
+/** A plausible email, or null: WooCommerce allows empty ones and Punchcard's members keep only real addresses. */
+export function cleanEmail(email: string | null | undefined): string | null {
+  const trimmed = email?.trim().toLowerCase() ?? '';
+  return trimmed.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed) ? trimmed : null;
+}
+
+const fullName = (first: string | null | undefined, last: string | null | undefined) => {
+  const name = `${first ?? ''} ${last ?? ''}`.replace(/\p{Cc}/gu, '').trim().slice(0, 200);
+  return name === '' ? null : name;
+};
+
+export interface Shopper {
+  /** WooCommerce's customer id; 0 for a guest. */
+  customerId: number;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+const mappedMember = (db: Db, storeId: string, customerId: number) =>
+  stmt<number>(db, 'SELECT member_id FROM commerce_customers WHERE store_id = ? AND customer_id = ?').pluck().get(storeId, customerId);
+
+/** The externalId a shopper's member has: the customer id by default, the email when the store says so (and for guests). */
+function externalIdOf(shopper: Shopper, settings: StoreSettings): string | null {
+  if (shopper.customerId > 0 && settings.memberIdentifier === 'customerId') return String(shopper.customerId);
+  return cleanEmail(shopper.email);
+}
+
+/**
+ * The member a store customer (or a guest with an email) is, created when new. A customer is
+ * remembered with its member, so a later email change in the store still finds the same member.
+ * null when there is nothing to name a member by (a guest without an email).
+ */
+export function memberForShopper(db: Db, store: StoreRow, settings: StoreSettings, shopper: Shopper, now: Date): MemberRow | null {
+  return atomically(db, () => {
+    if (shopper.customerId > 0) {
+      const known = mappedMember(db, store.id, shopper.customerId);
+      if (known !== undefined) {
+        const member = memberById(db, known);
+        if (member.erased_at === null) return member;
+      }
+    }
+    const externalId = externalIdOf(shopper, settings);
+    if (externalId === null) return null;
+    let member = findMember(db, store.project_id, externalId);
+    if (!member) {
+      const profile: MemberProfile = { email: cleanEmail(shopper.email), name: fullName(shopper.firstName, shopper.lastName) };
+      const created = upsertMember(db, store.project_id, { externalId, ...profile }, now);
+      member = findMember(db, store.project_id, created.member.externalId)!;
+    }
+    if (shopper.customerId > 0) {
+      stmt(db, `INSERT INTO commerce_customers (store_id, customer_id, member_id, created_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (store_id, customer_id) DO UPDATE SET member_id = excluded.member_id`).run(store.id, shopper.customerId, member.id, now.toISOString());
+    }
+    return member;
+  });
+}
+
+/** customer.created and customer.updated: the member exists, with the store's email and name. */
+export function syncCustomer(db: Db, store: StoreRow, settings: StoreSettings, customer: CustomerPayload, now: Date): string {
+  return atomically(db, () => {
+    const shopper = { customerId: customer.id, email: customer.email, firstName: customer.first_name, lastName: customer.last_name };
+    const member = memberForShopper(db, store, settings, shopper, now);
+    if (!member) return 'ignored: no email to name the member by';
+    const profile: MemberProfile = {};
+    const email = cleanEmail(customer.email);
+    const name = fullName(customer.first_name, customer.last_name);
+    if (email !== null && email !== member.email) profile.email = email;
+    if (name !== null && name !== member.name) profile.name = name;
+    if (Object.keys(profile).length > 0) updateMember(db, store.project_id, member.external_id, profile, now);
+    return 'customer synced';
+  });
+}

@@ -1,0 +1,78 @@
+import type { H3Event } from 'h3';
+import type { CommunitySettings } from '../../domain/community/settings.ts';
+import type { WidgetSession } from '../../domain/widget/widget-session.ts';
+import { requireDeliveryProject } from '../../integrations/community/signature.ts';
+import type { AppContext } from '../context.ts';
+import { refuseOtherMethods } from '../errors.ts';
+import { methodsByPath, type Api, type Surface } from '../route.ts';
+import { requireWidgetSession } from '../widget/auth.ts';
+import { requireSecretKey } from '../auth.ts';
+import type { ServerCaller } from '../v1/api.ts';
+
+/** Who sends community events: the project whose guild the X-Community-Guild-Id names (the handler checks the signature). */
+export interface DeliveryCaller {
+  settings: CommunitySettings;
+}
+export type DeliveryApi = Api<DeliveryCaller, object>;
+
+const refuseOthers: Surface<unknown, object>['finish'] = (app, routes) => {
+  for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
+};
+
+/**
+ * POST /api/v1/community/events: no API key; the guild header names the project (an unknown guild
+ * is a 401 that spends the address's failed-check budget), then the handler checks the signature.
+ */
+export function deliverySurface(ctx: AppContext): Surface<DeliveryCaller, object> {
+  return {
+    name: 'community events',
+    base: '/api/v1/community',
+    serve(event, _route, next) {
+      const settings = ctx.guard.authAttempt(event, () => requireDeliveryProject(ctx.db, event.req.headers.get('x-community-guild-id')));
+      return next({ settings });
+    },
+    keyScope: ({ settings }) => ({ projectId: settings.projectId }),
+    finish: refuseOthers,
+  };
+}
+
+/** Who starts account linking: a member signed in to the widget (session or X-Widget-Auth). */
+export interface LinkCaller {
+  session: WidgetSession | null;
+}
+export type LinkApi = Api<LinkCaller, { public?: true }>;
+
+/**
+ * /api/community: the widget's "link your Discord" (a widget session) and the OAuth callback, which
+ * a browser reaches from Discord with nothing but the signed state (`public`), limited per address.
+ */
+export function linkSurface(ctx: AppContext): Surface<LinkCaller, { public?: true }> {
+  return {
+    name: 'community linking',
+    base: '/api/community',
+    serve(event: H3Event, route, next) {
+      ctx.guard.limitAddress(event);
+      if (route.public) return next({ session: null });
+      const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
+      ctx.guard.limitMember(session.projectId, session.externalId, false);
+      return next({ session });
+    },
+    keyScope: ({ session }) => ({ projectId: session?.projectId ?? '' }),
+    finish: refuseOthers,
+  };
+}
+
+/** /api/community/events/logs: the secret key, like the server API. */
+export function logSurface(ctx: AppContext): Surface<ServerCaller, object> {
+  return {
+    name: 'community log',
+    base: '/api/community',
+    serve(event, _route, next) {
+      const key = ctx.guard.authAttempt(event, () => requireSecretKey(event, ctx));
+      ctx.guard.limitApiKey(key.keyId, key.projectId);
+      return next({ key });
+    },
+    keyScope: ({ key }) => ({ projectId: key.projectId }),
+    finish: refuseOthers,
+  };
+}

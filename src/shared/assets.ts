@@ -1,0 +1,34 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as sea from 'node:sea';
+import { rootPath } from './root.ts';
+
+/**
+ * Files the program reads from its own checkout (package.json, docs/, dist/public/, dist/relay.*):
+ * from the folder in a checkout, from the assets embedded in the executable when it runs as the
+ * single executable (`npm run build:binary`), which has no folder beside it to read.
+ */
+export const isSingleExecutable = (): boolean => sea.isSea();
+
+/** The embedded assets' names (the build writes them as `manifest.json`): @types/node 20 lacks getAssetKeys(). */
+let manifest: string[] | undefined;
+const embeddedNames = (): string[] => {
+  manifest ??= JSON.parse(sea.getAsset('manifest.json', 'utf8')) as string[];
+  return manifest;
+};
+
+/** A file by its path in the checkout, e.g. `docs/api.md`. */
+export function readRootFile(relative: string): Buffer<ArrayBuffer> {
+  return isSingleExecutable() ? Buffer.from(sea.getAsset(relative)) : readFileSync(rootPath(relative));
+}
+
+/** Whether the checkout (or the executable) holds `relative`. */
+export function hasRootFile(relative: string): boolean {
+  if (isSingleExecutable()) return embeddedNames().includes(relative);
+  return existsSync(rootPath(relative));
+}
+
+/** The names of the files directly in a folder of the checkout, e.g. `rootFileNames('docs/')`. */
+export function rootFileNames(folder: string): string[] {
+  if (!isSingleExecutable()) return readdirSync(rootPath(folder), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  return embeddedNames().filter((name) => name.startsWith(folder) && !name.slice(folder.length).includes('/')).map((name) => name.slice(folder.length));
+}

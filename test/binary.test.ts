@@ -1,0 +1,92 @@
+// The single executable (`npm run build:binary` → dist/punchcard), copied alone into an empty
+// folder: no Node, no node_modules, no checkout beside it. CI builds it before the tests; a
+// developer without a build sees this file skipped, with the command to run.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BUILT = fileURLToPath(new URL('../dist/punchcard', import.meta.url));
+const built = existsSync(BUILT);
+if (!built && process.env.CI) throw new Error('dist/punchcard is missing: CI runs `npm run build:binary` before the tests');
+
+let folder: string;
+let env: NodeJS.ProcessEnv;
+const binary = () => join(folder, 'punchcard');
+const data = () => join(folder, 'data');
+const db = () => join(data(), 'punchcard.db');
+
+/** Every file below `dir`, relative to it. */
+const filesBelow = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true })
+  .filter((entry) => !entry.isDirectory())
+  .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+  .sort();
+
+function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(binary(), ['--db', db(), ...args], { cwd: folder, env, encoding: 'utf8', timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe.skipIf(!built)('the single executable, alone in an empty folder', { timeout: 60_000 }, () => {
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'punchcard-binary-'));
+    copyFileSync(BUILT, binary());
+    // Its own temporary folder and home, both empty, so what it leaves there can be seen; no
+    // NODE_OPTIONS from the test runner (an executable built on Node still reads it).
+    mkdirSync(join(folder, 'tmp'));
+    mkdirSync(join(folder, 'home'));
+    env = { PATH: '/usr/bin:/bin', HOME: join(folder, 'home'), TMPDIR: join(folder, 'tmp'), PUNCHCARD_LOG: 'silent' };
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('creates a project, serves it, awards points over HTTP and reads them back, writing only in its data folder', async () => {
+    expect(run(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const created = run(['projects', 'create', '--name', 'Shop', '--json']);
+    expect(created.stderr).toBe('');
+    const { secretKey, project } = JSON.parse(created.stdout) as { secretKey: string; project: { id: string } };
+
+    const server = spawn(binary(), ['--db', db(), 'serve', '--port', '0'], { cwd: folder, env });
+    const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    let printed = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        printed += chunk.toString();
+        const found = /^Punchcard listening on (http:\/\/\S+)/m.exec(printed)?.[1];
+        if (found) resolve(found);
+      };
+      server.stdout.on('data', onData);
+      server.stderr.on('data', onData);
+      server.once('exit', () => reject(new Error(`the binary exited before listening: ${printed}`)));
+    });
+
+    const headers = { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json' };
+    const member = await fetch(`${url}/api/v1/members`, { method: 'POST', headers, body: JSON.stringify({ externalId: 'alice' }) });
+    expect(member.status).toBe(201);
+    const award = await fetch(`${url}/api/v1/members/alice/points`, { method: 'POST', headers, body: JSON.stringify({ amount: 50, description: 'First visit' }) });
+    expect(award.status).toBe(200);
+    const points = await (await fetch(`${url}/api/v1/members/alice/points`, { headers })).json() as { points: number };
+    expect(points.points).toBe(50);
+    // The embedded assets: the widget bundle and the docs pages.
+    const widget = await fetch(`${url}/widget.js`);
+    expect(widget.status).toBe(200);
+    expect((await widget.text()).length).toBeGreaterThan(1000);
+    expect((await fetch(`${url}/docs/api`)).status).toBe(200);
+
+    server.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+
+    // Commands that read the file it wrote: the ledger audit, the member list, a backup.
+    expect(run(['doctor']).status).toBe(0);
+    expect(run(['members', 'list', '--project', project.id, '--json']).stdout).toContain('alice');
+    const backup = run(['backup', join(data(), 'copy.db')]);
+    expect(backup.status, backup.stderr).toBe(0);
+
+    // Besides itself, only the data folder: nothing in its temporary folder (the addon it loads is
+    // removed once loaded), its home or the folder it runs in.
+    const outside = filesBelow(folder).filter((file) => !file.startsWith('data/'));
+    expect(outside).toEqual(['punchcard']);
+    expect(filesBelow(data())).toContain('punchcard.db');
+  });
+});
