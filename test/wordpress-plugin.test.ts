@@ -9,8 +9,8 @@ import { missingWordPressTools, startWordPress, WordPressBrowser, type WordPress
 // The WordPress plugin (integrations/woocommerce/punchcard-loyalty) on real WordPress from Debian
 // with a private MariaDB, WooCommerce's hooks and REST routes from test/fixtures/wordpress/woocommerce-shim.php.
 // The plugin is installed from the zip `npm run build:wordpress-plugin` makes. It talks to a real
-// Punchcard server through a recording proxy (test/helpers/commerce-proxy.ts), which for now also
-// stands in for the /api/commerce routes: pass `standIn: false` once those are merged.
+// Punchcard server (its /api/commerce routes call the shim's WooCommerce REST routes back) through a
+// recording proxy (test/helpers/commerce-proxy.ts).
 const missing = missingWordPressTools();
 if (missing.length > 0 && process.env.CI) {
   throw new Error(`The WordPress plugin test needs ${missing.join(', ')}: apt-get install wordpress php-cli mariadb-server (.ci/run does).`);
