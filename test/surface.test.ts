@@ -18,14 +18,14 @@ afterAll(() => server.stop());
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 describe('the routes table', () => {
-  it('has every route under /api, each mounted once by the helper; the rest only answers 405s, preflights and unknown widget paths', () => {
+  it('has every route under /api, each mounted once by the helper; the rest only answers 405s, preflights, unknown widget paths and the OpenAPI document', () => {
     const app = createApp(server.ctx);
     const api = app['~routes'].filter((route) => route.route?.startsWith('/api/'));
     const helped = api.filter((route) => route.meta?.route);
     expect(helped.length).toBeGreaterThan(80);
     for (const route of api) {
       const answers = route.meta?.answers;
-      expect(route.meta?.route !== undefined || answers === 405 || answers === 'preflight' || answers === 'not found', `${route.method} ${route.route}`).toBe(true);
+      expect(route.meta?.route !== undefined || answers === 405 || answers === 'preflight' || answers === 'not found' || answers === 'document', `${route.method} ${route.route}`).toBe(true);
     }
     const name = ({ method, path }: MountedRoute) => `${method} ${path}`;
     const mounted = mountSurfaces(new H3(), server.ctx).map(name);

@@ -1,11 +1,45 @@
+import { existsSync, readFileSync } from 'node:fs';
 import type { H3 } from 'h3';
+import { notFound } from '../shared/errors.ts';
+import { rootPath } from '../shared/root.ts';
 import type { AppContext } from './context.ts';
 import { openApiDocument } from './openapi.ts';
+import { DOCS } from './pages.ts';
 import type { MountedRoute } from './route.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
+const REDOC_PATH = '/docs/assets/redoc.standalone.js';
 
-/** GET /api/v1/openapi.json (public): the document of every mounted route, made once per server URL. */
+/** Redoc's standalone bundle, from the package (never a CDN): read once, on the first visit to /docs. */
+const REDOC_FILE = rootPath('node_modules/redoc/bundles/redoc.standalone.js');
+let redoc: Buffer | undefined;
+const redocScript = () => {
+  if (!redoc && existsSync(REDOC_FILE)) redoc = readFileSync(REDOC_FILE);
+  return redoc;
+};
+
+/**
+ * The reference page's own CSP: this server's scripts (Redoc, no inline script), Redoc's inline
+ * styles and its search worker (a blob), the document fetched from here; never framed.
+ */
+const DOCS_CSP = "default-src 'none'; script-src 'self'; worker-src blob:; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; "
+  + "font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const referencePage = () => {
+  const guides = DOCS.map((name) => `<a href="/docs/${name}">${name}</a>`).join(' · ');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Punchcard API reference</title><style>body{margin:0;font-family:system-ui,sans-serif}nav{padding:10px 20px;border-bottom:1px solid #e5e7eb;font-size:14px}
+nav a{color:#4f46e5}</style></head><body>
+<nav aria-label="Guides"><b><a href="/">Punchcard</a></b> · API reference · <a href="${OPENAPI_PATH}">openapi.json</a> · Guides: ${guides}</nav>
+<redoc spec-url="${OPENAPI_PATH}" hide-download-button="false"></redoc>
+<script src="${REDOC_PATH}"></script>
+</body></html>`;
+};
+
+/**
+ * GET /api/v1/openapi.json (public): the document of every mounted route, made once per server
+ * URL. GET /docs: the API reference Redoc renders from it, beside links to the guides (/docs/NAME).
+ */
 export function mountApiDocs(app: H3, ctx: AppContext, routes: MountedRoute[]): void {
   let cached: { url: string; text: string } | undefined;
   const documentText = () => {
@@ -15,5 +49,13 @@ export function mountApiDocs(app: H3, ctx: AppContext, routes: MountedRoute[]): 
   };
   app.get(OPENAPI_PATH, () => new Response(documentText(), {
     headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'cache-control': 'no-cache' },
+  }), { meta: { answers: 'document' } });
+  app.get('/docs', () => new Response(referencePage(), {
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' },
   }));
+  app.get(REDOC_PATH, () => {
+    const script = redocScript();
+    if (!script) throw notFound('The API reference renderer (the redoc package) is not installed beside this server; the document is at /api/v1/openapi.json.');
+    return new Response(new Uint8Array(script), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } });
+  });
 }

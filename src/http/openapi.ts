@@ -93,8 +93,9 @@ const BODY_EXAMPLES: Record<string, unknown> = {
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
+/** `POST /api/v1/members/{externalId}/points` → `postMembersByExternalIdPoints`; widget paths keep "widget". */
 const operationId = (method: string, path: string) => {
-  const words = `${method.toLowerCase()} ${path.replace(/^\/api\//, '').replace(/[{}]/g, '').replace(/:/g, 'by ')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const words = `${method.toLowerCase()} ${path.replace(/^\/api\/(v1\/)?/, '').replace(/\{/g, 'by ')}`.split(/[^A-Za-z0-9]+/).filter(Boolean);
   return words.map((word, i) => (i === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
 };
 
@@ -136,6 +137,7 @@ function operation(route: MountedRoute, path: string): JsonSchema {
   };
   return {
     operationId: operationId(route.method, path),
+    summary: `${route.method} ${path}`,
     tags: [surface?.tag ?? route.surface],
     // A route open to anyone on its surface (the OAuth callback Discord redirects to) takes no credential.
     ...(surface ? { security: 'public' in route && route.public === true ? [] : surface.security } : {}),

@@ -14,7 +14,7 @@ import { widgetAsset, widgetVersion } from './widget-assets.ts';
 
 const DOCS_DIR = 'docs/';
 const DOC_FILES = rootFileNames(DOCS_DIR);
-const DOCS = DOC_FILES.filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
+export const DOCS = DOC_FILES.filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
 /** Files beside the docs that they link to (the systemd unit), served as plain text. */
 const DOC_ATTACHMENTS = DOC_FILES.filter((file) => !file.endsWith('.md'));
 
@@ -94,7 +94,7 @@ function indexPage(demo: boolean): Response {
 <p>Self-hosted loyalty and gamification. The server API lives under <code>/api/v1</code>, the widget API under <code>/api/widget</code>,
 and the widget script at <a href="/widget.js"><code>/widget.js</code></a>.</p>
 ${demo ? '<p>See the widget working on the <a href="/demo">demo shop page</a>.</p>' : ''}
-<h2>Documentation</h2><ul>${docs}</ul>`);
+<h2>Documentation</h2><p>The <a href="/docs">API reference</a>, made from <a href="/api/v1/openapi.json">the OpenAPI document</a>.</p><ul>${docs}</ul>`);
 }
 
 /** GitHub's heading anchors (lowercase, punctuation dropped, spaces to hyphens), which the docs link to. */
