@@ -9,8 +9,8 @@ import { missingWordPressTools, startWordPress, WordPressBrowser, type WordPress
 // The WordPress plugin (integrations/woocommerce/punchcard-loyalty) on real WordPress from Debian
 // with a private MariaDB, WooCommerce's hooks and REST routes from test/fixtures/wordpress/woocommerce-shim.php.
 // The plugin is installed from the zip `npm run build:wordpress-plugin` makes. It talks to a real
-// Punchcard server through a recording proxy (test/helpers/commerce-proxy.ts), which for now also
-// stands in for the /api/commerce routes: pass `standIn: false` once those are merged.
+// Punchcard server (its /api/commerce routes call the shim's WooCommerce REST routes back) through a
+// recording proxy (test/helpers/commerce-proxy.ts).
 const missing = missingWordPressTools();
 if (missing.length > 0 && process.env.CI) {
   throw new Error(`The WordPress plugin test needs ${missing.join(', ')}: apt-get install wordpress php-cli mariadb-server (.ci/run does).`);
@@ -167,13 +167,13 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     expect(home.html).toContain(` async src='${proxy.url}/widget.js'`);
     const config = printedConfig(home.html);
     expect(config).toMatchObject({ publicKey: punchcard.publishableKey, externalId: String(site.users.customer), apiUrl: proxy.url,
-      member: '{"name":"Ada Lovelace","email":"customer@shop.test"}' });
+      member: '{"name":"Ada Lövelace","email":"customer@shop.test"}' });
     expect(home.html).not.toContain(punchcard.widgetSecret);
 
-    // The signature the plugin made in PHP opens a widget session on the real server.
+    // The signature the plugin made in PHP (over UTF-8, the name has an ö) opens a widget session on the real server.
     const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
     expect(init.status).toBe(200);
-    expect(init.body.member).toMatchObject({ externalId: String(site.users.customer), name: 'Ada Lovelace', email: 'customer@shop.test' });
+    expect(init.body.member).toMatchObject({ externalId: String(site.users.customer), name: 'Ada Lövelace', email: 'customer@shop.test' });
 
     // fetchAuth's endpoint answers fresh claims and the header computed in PHP.
     const fresh = await customer.get('/wp-admin/admin-ajax.php?action=punchcard_loyalty_widget_auth');
@@ -194,7 +194,7 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
   it('names the member by email when the store setting memberIdentifier says so', async () => {
     expect((await patchSettings({ memberIdentifier: 'email' })).status).toBe(200);
     // Opening the plugin's page reads the store settings again; the storefront uses what it read.
-    await admin.get(PAGE);
+    expect((await admin.get(PAGE)).html).toMatch(/<option value="email" selected/);
     const config = printedConfig((await customer.get('/')).html);
     expect(config.externalId).toBe('customer@shop.test');
     const init = await request(punchcard.url, 'POST', '/api/widget/init', { body: {}, headers: { 'x-widget-auth': headerOf(config) } });
@@ -220,10 +220,11 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => 
     const page = await admin.get(PAGE);
     const saved = await admin.post('/wp-admin/admin-post.php', {
       action: 'punchcard_loyalty_store_settings', _wpnonce: formField(page.html, 'punchcard_loyalty_store_settings', '_wpnonce'),
-      pointsPerDollar: '2', rounding: 'ROUND', minOrderAmount: '', pointsOnStatus: 'processing', excludeShipping: '1',
+      pointsPerDollar: '2', rounding: 'ROUND', minOrderAmount: '', pointsOnStatus: 'processing', memberIdentifier: 'customerId', excludeShipping: '1',
     });
     expect(notice(saved.html)).toBe('Store settings saved.');
-    const changes = { pointsPerDollar: 2, rounding: 'ROUND', minOrderAmount: null, pointsOnStatus: 'processing', excludeShipping: true, excludeTax: false,
+    const changes = { pointsPerDollar: 2, rounding: 'ROUND', minOrderAmount: null, pointsOnStatus: 'processing', memberIdentifier: 'customerId',
+      excludeShipping: true, excludeTax: false,
       excludeGuest: false, showInAccount: false };
     expect(recorded('PATCH', settingsPath()).at(-1)!.body).toEqual(changes);
     expect((await request(proxy.url, 'GET', settingsPath(), { key: punchcard.secretKey })).body.settings).toMatchObject(changes);

@@ -39,7 +39,8 @@ const freePort = () => new Promise<number>((resolve, reject) => {
 
 /** Starts a process and resolves once a line of its output matches (the process says it is ready). */
 function startUntil(command: string, args: string[], ready: RegExp, log: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so stopping it stops the workers `php -S` forks too.
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   return new Promise<ChildProcess>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
@@ -56,7 +57,11 @@ function startUntil(command: string, args: string[], ready: RegExp, log: string[
 const stopProcess = (child: ChildProcess) => new Promise<void>((resolve) => {
   if (child.exitCode !== null || child.signalCode !== null) return resolve();
   child.once('exit', () => resolve());
-  child.kill('SIGTERM');
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
+  }
 });
 
 export interface WordPressSite {

@@ -119,6 +119,9 @@ final class Punchcard_Loyalty_Admin {
 			'minOrderAmount'  => '' === $min ? null : (float) $min,
 			'pointsOnStatus'  => self::posted( 'pointsOnStatus' ),
 		);
+		if ( '' !== self::posted( 'memberIdentifier' ) ) {
+			$changes['memberIdentifier'] = self::posted( 'memberIdentifier' );
+		}
 		foreach ( array( 'excludeShipping', 'excludeTax', 'excludeGuest', 'showInAccount' ) as $flag ) {
 			$changes[ $flag ] = '1' === self::posted( $flag );
 		}
@@ -205,6 +208,9 @@ final class Punchcard_Loyalty_Admin {
 		echo '</td></tr><tr><th scope="row">' . esc_html__( 'Minimum order amount', 'punchcard-loyalty' ) . '</th><td><input type="number" min="0" step="any" name="minOrderAmount" value="' . esc_attr( null === ( $settings['minOrderAmount'] ?? null ) ? '' : (string) $settings['minOrderAmount'] ) . '"><p class="description">' . esc_html__( 'Blank: every order earns.', 'punchcard-loyalty' ) . '</p></td></tr>';
 		echo '<tr><th scope="row">' . esc_html__( 'Award points when an order is', 'punchcard-loyalty' ) . '</th><td>';
 		$select( 'pointsOnStatus', array( 'completed' => __( 'Completed', 'punchcard-loyalty' ), 'processing' => __( 'Processing', 'punchcard-loyalty' ) ) );
+		echo '</td></tr><tr><th scope="row">' . esc_html__( 'Customers are members by', 'punchcard-loyalty' ) . '</th><td>';
+		$select( 'memberIdentifier', array( 'customerId' => __( 'WooCommerce customer id', 'punchcard-loyalty' ), 'email' => __( 'Email', 'punchcard-loyalty' ) ) );
+		echo '<p class="description">' . esc_html__( 'The id members have in Punchcard. Change it only before customers have earned: members already made keep their id.', 'punchcard-loyalty' ) . '</p>';
 		echo '</td></tr><tr><th scope="row">' . esc_html__( 'Options', 'punchcard-loyalty' ) . '</th><td>';
 		$check( 'excludeShipping', __( 'No points for shipping', 'punchcard-loyalty' ) );
 		$check( 'excludeTax', __( 'No points for tax', 'punchcard-loyalty' ) );
