@@ -13,6 +13,7 @@ import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
+import { trackInFlight } from './http/in-flight.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startScheduler } from './jobs/scheduler.ts';
@@ -60,6 +61,9 @@ export interface ConnectionOptions {
   /** An idle keep-alive socket is closed after this. */
   keepAliveTimeoutMs: number;
 }
+
+/** How long a shutdown waits for requests in flight (systemd's default stop timeout is 90 s). */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export const CONNECTION_DEFAULTS: ConnectionOptions = {
   maxConnections: 1000,
@@ -131,12 +135,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     guard, replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url };
   const demo = options.demo === true;
+  const inFlight = trackInFlight(withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
   const server = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     // How often Node looks for requests past their timeouts (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-  }, withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
+  }, inFlight.listener);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxConnections = limits.maxConnections;
   let address: AddressInfo;
@@ -174,11 +179,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     deliveries,
     replication,
     maintenance,
+    /**
+     * Stops taking requests and answers those in flight (their writes commit), stops the scheduler
+     * and the webhook runner (waiting for what they are doing), then closes the database and lets
+     * Litestream ship the last writes. Nothing acknowledged is lost (test/shutdown.test.ts).
+     */
     async close() {
-      scheduler?.stop();
-      await deliveries.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      const [unfinished] = await Promise.all([inFlight.finish(SHUTDOWN_GRACE_MS), scheduler?.stop(), deliveries.stop()]);
+      if (unfinished > 0) log.warn(`shutdown: ${unfinished} request(s) still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off`);
       await committer.drain();
       server.closeAllConnections();
       await closed;
