@@ -99,7 +99,10 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  const log = createLogger(options.logLevel, { format: options.logFormat, requests: options.quiet !== true });
+  const log = createLogger(options.logLevel, {
+    format: options.logFormat, requests: options.quiet !== true,
+    pino: options.logFormat === 'json' ? (await import('pino')).default : undefined,
+  });
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
   const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
