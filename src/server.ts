@@ -15,6 +15,7 @@ import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
 import { Metrics } from './http/metrics.ts';
+import { trackInFlight } from './http/in-flight.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
@@ -77,6 +78,9 @@ export interface ConnectionOptions {
   keepAliveTimeoutMs: number;
 }
 
+/** How long a shutdown waits for requests in flight (systemd's default stop timeout is 90 s). */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export const CONNECTION_DEFAULTS: ConnectionOptions = {
   maxConnections: 1000,
   headersTimeoutMs: 10_000,
@@ -113,7 +117,10 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
-  const log = createLogger(options.logLevel, { format: options.logFormat, requests: options.quiet !== true });
+  const log = createLogger(options.logLevel, {
+    format: options.logFormat, requests: options.quiet !== true,
+    pino: options.logFormat === 'json' ? (await import('pino')).default : undefined,
+  });
   const litestream = options.replicate ? locateLitestream() : null; // before the database is touched
   // Settings are checked before the database is touched, so a bad one stops start-up naming itself.
   const limits = { ...CONNECTION_DEFAULTS, ...options.connections };
@@ -151,7 +158,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
     metrics, metricsToken: options.metricsToken };
   const demo = options.demo === true;
-  const handler = withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo }))));
+  const inFlight = trackInFlight(withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
+  const handler = inFlight.listener;
   let server: Server | HttpsServer = createServer({
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -204,13 +212,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     coupons,
     replication,
     maintenance,
+    /**
+     * Stops taking requests and answers those in flight (their writes commit), stops the scheduler
+     * and the webhook runner (waiting for what they are doing), then closes the database and lets
+     * Litestream ship the last writes. Nothing acknowledged is lost (test/shutdown.test.ts).
+     */
     async close() {
-      scheduler?.stop();
-      await communityBot?.stop();
-      await deliveries.stop();
-      await coupons.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      const [unfinished] = await Promise.all([inFlight.finish(SHUTDOWN_GRACE_MS), scheduler?.stop(), deliveries.stop(), coupons.stop(),
+        communityBot?.stop()]);
+      if (unfinished > 0) log.warn(`shutdown: ${unfinished} request(s) still running after ${SHUTDOWN_GRACE_MS / 1000} s were cut off`);
       await committer.drain();
       server.closeAllConnections();
       await closed;

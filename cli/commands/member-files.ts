@@ -2,8 +2,6 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import { begin, end } from '../../src/db/transaction.ts';
 import { exportMembers } from '../../src/domain/members/export.ts';
 import { importMember } from '../../src/domain/members/import.ts';
@@ -35,7 +33,7 @@ function formatOf(file: string, given: string | undefined): Format {
 const dropEmpty = (row: { [key: string]: string }) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== ''));
 
 /** The file's records; a file that cannot be read as a whole (bad header, broken quoting) fails before anything is written. */
-function readRecords(file: string, format: Format): FileRecord[] {
+async function readRecords(file: string, format: Format): Promise<FileRecord[]> {
   const text = readFileSync(file, 'utf8');
   if (format === 'jsonl') {
     return text.split('\n').flatMap((content, index) => {
@@ -48,6 +46,8 @@ function readRecords(file: string, format: Format): FileRecord[] {
     });
   }
   const known = new Set<string>(IMPORT_COLUMNS);
+  // Loaded here, not at start-up: every other command would pay for it.
+  const { parse } = await import('csv-parse/sync');
   try {
     const rows = parse(text, {
       bom: true, trim: true, skip_empty_lines: true, info: true,
@@ -101,11 +101,11 @@ function addImport(members: Command): void {
     .option('--dry-run', 'check every line and report what would happen; write nothing')
     .option('--json', 'print JSON')
     .action((file: string, options: { project: string; format?: string; dryRun?: boolean; json?: boolean }, command: Command) =>
-      withStore(command, ({ db }) => {
+      withStore(command, async ({ db }) => {
         const started = performance.now();
         // Each line is a savepoint; its undo pages go to a temporary journal, kept in memory here.
         db.pragma('temp_store = MEMORY');
-        const records = readRecords(file, formatOf(file, options.format));
+        const records = await readRecords(file, formatOf(file, options.format));
         const report: ImportReport = { file, dryRun: options.dryRun === true, members: records.length, created: 0, updated: 0, unchanged: 0, credited: 0, errors: [], warnings: [], ms: 0 };
         const firstLine = new Map<string, number>();
         const progress = progressBar(records.length);
@@ -159,6 +159,7 @@ function addExport(members: Command): void {
     .addOption(new Option('--format <format>', 'csv or jsonl').choices(['csv', 'jsonl']).default('csv'))
     .option('--output <file>', 'write to this new file (mode 0600: it holds personal data) instead of stdout')
     .action((options: { project: string; format: Format; output?: string }, command: Command) => withStore(command, async ({ db }) => {
+      const { stringify } = await import('csv-stringify/sync');
       const out = options.output ? createWriteStream(options.output, { flags: 'wx', mode: 0o600 }) : process.stdout;
       if (options.format === 'csv') await write(out, stringify([], { header: true, columns: IMPORT_COLUMNS.filter((c) => c !== 'pointsExpireAt') }));
       // Members are read in one transaction: a consistent snapshot even while the server takes writes.

@@ -45,13 +45,20 @@ export interface ScheduledJob {
  * free-page maintenance every 10 seconds. `protect` skips a run while the previous one is still going.
  */
 export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Logger,
-  options: { maintenance?: StorageMaintenance | null; more?: ScheduledJob[] } = {}): { stop(): void } {
+  options: { maintenance?: StorageMaintenance | null; more?: ScheduledJob[] } = {}): { stop(): Promise<void> } {
+  // Runs in progress, so stop() can wait for them: a pass cut off at shutdown would write to a closed database.
+  const running = new Set<Promise<void>>();
   const job = (pattern: string, name: string, run: () => Promise<void> | void) => new Cron(pattern, { protect: true }, async () => {
-    try {
-      await run();
-    } catch (error) {
-      log.error(`${name} failed`, error);
-    }
+    const pass = (async () => {
+      try {
+        await run();
+      } catch (error) {
+        log.error(`${name} failed`, error);
+      }
+    })();
+    running.add(pass);
+    await pass;
+    running.delete(pass);
   });
   const jobs = [
     job('* * * * *', 'expiry pass', async () => {
@@ -70,8 +77,10 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
   const maintenance = options.maintenance;
   if (maintenance) jobs.push(job('*/10 * * * * *', 'storage maintenance', () => void maintenance.tick(clock())));
   return {
-    stop: () => {
+    /** No new runs; resolves once the runs in progress have finished. */
+    stop: async () => {
       for (const j of jobs) j.stop();
+      await Promise.allSettled([...running]);
     },
   };
 }

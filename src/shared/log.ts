@@ -1,4 +1,4 @@
-import pino from 'pino';
+import type pino from 'pino';
 
 export type LogLevel = 'silent' | 'error' | 'info';
 /** `text`: one readable line per message (the default); `json`: one JSON object per line, for a log collector. */
@@ -25,7 +25,9 @@ export interface Logger {
 }
 
 export interface LoggerOptions {
+  /** `json` needs `pino`: the caller loads it (`await import('pino')`), so commands that never log JSON do not pay its start-up cost. */
   format?: LogFormat;
+  pino?: typeof pino;
   /** Write a line per request (serve's default; `--quiet` turns it off). */
   requests?: boolean;
 }
@@ -56,9 +58,9 @@ function textLogger(at: (wanted: LogLevel) => boolean, requests: boolean): Logge
  * JSON lines through pino (its writes are asynchronous and cheap on the request path). `msg` is
  * "request" for request lines, so a collector can tell them from messages.
  */
-function jsonLogger(level: LogLevel, requests: boolean): Logger {
-  const log = pino({ level: level === 'silent' ? 'silent' : level, base: null, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ dest: 2, sync: false }));
+function jsonLogger(create: typeof pino, level: LogLevel, requests: boolean): Logger {
+  const log = create({ level: level === 'silent' ? 'silent' : level, base: null, timestamp: create.stdTimeFunctions.isoTime },
+    create.destination({ dest: 2, sync: false }));
   return {
     info: (message) => log.info(message),
     warn: (message) => log.warn(message),
@@ -74,6 +76,9 @@ function jsonLogger(level: LogLevel, requests: boolean): Logger {
  */
 export function createLogger(level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
   const requests = options.requests === true;
-  if (options.format === 'json') return jsonLogger(level, requests);
+  if (options.format === 'json') {
+    if (!options.pino) throw new Error('the JSON log format needs pino: pass it as options.pino');
+    return jsonLogger(options.pino, level, requests);
+  }
   return textLogger((wanted) => level !== 'silent' && (wanted === 'error' || level === 'info'), requests);
 }
