@@ -121,6 +121,8 @@ export async function buildBinary() {
     'dist/relay.cjs': join(work, 'relay.cjs'),
     'dist/listhen.cjs': join(work, 'listhen.cjs'),
     'better_sqlite3.node': addon,
+    // /docs serves Redoc's standalone bundle from the package; the executable carries it.
+    'node_modules/redoc/bundles/redoc.standalone.js': join(ROOT, 'node_modules/redoc/bundles/redoc.standalone.js'),
   };
   for (const file of [...filesBelow('docs'), ...filesBelow('dist/public')]) assets[file] = join(ROOT, file);
   writeFileSync(join(work, 'manifest.json'), JSON.stringify(Object.keys(assets)));

@@ -79,6 +79,10 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect(widget.status).toBe(200);
     expect((await widget.text()).length).toBeGreaterThan(1000);
     expect((await fetch(`${url}/docs/api`)).status).toBe(200);
+    // The API reference: the document made from the routes, and Redoc's bundle carried inside.
+    expect((await (await fetch(`${url}/api/v1/openapi.json`)).json()).openapi).toBe('3.1.0');
+    expect((await fetch(`${url}/docs/assets/redoc.standalone.js`)).status).toBe(200);
+    expect((await (await fetch(`${url}/healthz`)).json())).toMatchObject({ status: 'ok', database: 'ok' });
 
     expect(await stop()).toEqual({ code: 0, signal: null });
 

@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { H3 } from 'h3';
 import { notFound } from '../shared/errors.ts';
-import { rootPath } from '../shared/root.ts';
+import { hasRootFile, readRootFile } from '../shared/assets.ts';
 import type { AppContext } from './context.ts';
 import { openApiDocument } from './openapi.ts';
 import { DOCS } from './pages.ts';
@@ -10,11 +9,11 @@ import type { MountedRoute } from './route.ts';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 const REDOC_PATH = '/docs/assets/redoc.standalone.js';
 
-/** Redoc's standalone bundle, from the package (never a CDN): read once, on the first visit to /docs. */
-const REDOC_FILE = rootPath('node_modules/redoc/bundles/redoc.standalone.js');
+/** Redoc's standalone bundle, from the package or the executable (never a CDN): read once, on the first visit to /docs. */
+const REDOC_FILE = 'node_modules/redoc/bundles/redoc.standalone.js';
 let redoc: Buffer | undefined;
 const redocScript = () => {
-  if (!redoc && existsSync(REDOC_FILE)) redoc = readFileSync(REDOC_FILE);
+  if (!redoc && hasRootFile(REDOC_FILE)) redoc = readRootFile(REDOC_FILE);
   return redoc;
 };
 
