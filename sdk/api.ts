@@ -696,6 +696,196 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/community/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/v1/community/settings */
+        get: operations["getCommunitySettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** PATCH /api/v1/community/settings */
+        patch: operations["patchCommunitySettings"];
+        trace?: never;
+    };
+    "/api/v1/community/settings/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/v1/community/settings/rotate-secret */
+        post: operations["postCommunitySettingsRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/commerce/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/commerce/connect */
+        post: operations["postCommerceConnect"];
+        /** DELETE /api/commerce/connect */
+        delete: operations["deleteCommerceConnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/commerce/stores/{storeId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/commerce/stores/{storeId}/settings */
+        get: operations["getCommerceStoresByStoreIdSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** PATCH /api/commerce/stores/{storeId}/settings */
+        patch: operations["patchCommerceStoresByStoreIdSettings"];
+        trace?: never;
+    };
+    "/api/commerce/coupons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/commerce/coupons */
+        post: operations["postCommerceCoupons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/commerce/webhooks/{storeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/commerce/webhooks/{storeId} */
+        post: operations["postCommerceWebhooksByStoreId"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/community/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/v1/community/events */
+        post: operations["postCommunityEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/community/events/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/community/events/logs */
+        get: operations["getCommunityEventsLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/community/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/community/auth */
+        get: operations["getCommunityAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/community/auth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/community/auth/callback */
+        get: operations["getCommunityAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/community/auth/linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/community/auth/linked */
+        get: operations["getCommunityAuthLinked"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/widget/guest": {
         parameters: {
             query?: never;
@@ -989,6 +1179,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/widget/community": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/widget/community */
+        get: operations["getWidgetCommunity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -1243,6 +1450,15 @@ export interface components {
         };
         /** @description Rate limited: see Retry-After. */
         E429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A service this route calls (the connected store, Discord) did not answer as it should; nothing was changed here. */
+        E502: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5978,6 +6194,715 @@ export interface operations {
             429: components["responses"]["E429"];
         };
     };
+    getCommunitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guildId: string | null;
+                        webhookSecretSet: boolean;
+                        webhookSecret?: string;
+                        oauthClientId: string | null;
+                        oauthClientSecretSet: boolean;
+                        messagePoints: number;
+                        messageCooldownSecs: number | null;
+                        maxMessagePointsDay: number | null;
+                        reactionPoints: number;
+                        reactionCooldownSecs: number | null;
+                        maxReactionPointsDay: number | null;
+                        voicePointsPerMinute: number;
+                        voiceMinMinutes: number;
+                        maxVoicePointsDay: number | null;
+                        threadPoints: number;
+                        threadCooldownSecs: number | null;
+                        maxThreadPointsDay: number | null;
+                        eventAttendPoints: number;
+                        serverBoostPoints: number;
+                        memberJoinPoints: number;
+                        accountLinkPoints: number;
+                        includedChannels: string[];
+                        excludedChannels: string[];
+                        bonusRoles: {
+                            [key: string]: number;
+                        };
+                        applyMultipliers: boolean;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    patchCommunitySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    guildId?: string | null;
+                    oauthClientId?: string | null;
+                    oauthClientSecret?: string | null;
+                    messagePoints?: number;
+                    messageCooldownSecs?: number | null;
+                    maxMessagePointsDay?: number | null;
+                    reactionPoints?: number;
+                    reactionCooldownSecs?: number | null;
+                    maxReactionPointsDay?: number | null;
+                    voicePointsPerMinute?: number;
+                    voiceMinMinutes?: number;
+                    maxVoicePointsDay?: number | null;
+                    threadPoints?: number;
+                    threadCooldownSecs?: number | null;
+                    maxThreadPointsDay?: number | null;
+                    eventAttendPoints?: number;
+                    serverBoostPoints?: number;
+                    memberJoinPoints?: number;
+                    accountLinkPoints?: number;
+                    includedChannels?: string[];
+                    excludedChannels?: string[];
+                    bonusRoles?: {
+                        [key: string]: number;
+                    };
+                    applyMultipliers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        guildId: string | null;
+                        webhookSecretSet: boolean;
+                        webhookSecret?: string;
+                        oauthClientId: string | null;
+                        oauthClientSecretSet: boolean;
+                        messagePoints: number;
+                        messageCooldownSecs: number | null;
+                        maxMessagePointsDay: number | null;
+                        reactionPoints: number;
+                        reactionCooldownSecs: number | null;
+                        maxReactionPointsDay: number | null;
+                        voicePointsPerMinute: number;
+                        voiceMinMinutes: number;
+                        maxVoicePointsDay: number | null;
+                        threadPoints: number;
+                        threadCooldownSecs: number | null;
+                        maxThreadPointsDay: number | null;
+                        eventAttendPoints: number;
+                        serverBoostPoints: number;
+                        memberJoinPoints: number;
+                        accountLinkPoints: number;
+                        includedChannels: string[];
+                        excludedChannels: string[];
+                        bonusRoles: {
+                            [key: string]: number;
+                        };
+                        applyMultipliers: boolean;
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    postCommunitySettingsRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhookSecret: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    postCommerceConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    siteUrl: string;
+                    consumerKey: string;
+                    consumerSecret: string;
+                    organizationId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        siteUrl: string;
+                        organizationId: string;
+                        webhooks: {
+                            id: number;
+                            topic: string;
+                        }[];
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        siteUrl: string;
+                        organizationId: string;
+                        webhooks: {
+                            id: number;
+                            topic: string;
+                        }[];
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            502: components["responses"]["E502"];
+        };
+    };
+    deleteCommerceConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+        };
+    };
+    getCommerceStoresByStoreIdSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        storeId: string;
+                        settings: {
+                            /** @default 1 */
+                            pointsPerDollar: number;
+                            /**
+                             * @default FLOOR
+                             * @enum {string}
+                             */
+                            rounding: "FLOOR" | "ROUND" | "CEIL";
+                            /** @default null */
+                            minOrderAmount: number | null;
+                            /** @default true */
+                            excludeShipping: boolean;
+                            /** @default true */
+                            excludeTax: boolean;
+                            /** @default true */
+                            excludeGuest: boolean;
+                            /**
+                             * @default completed
+                             * @enum {string}
+                             */
+                            pointsOnStatus: "completed" | "processing";
+                            /** @default true */
+                            showInAccount: boolean;
+                            /** @default {} */
+                            productOverrides: {
+                                [key: string]: {
+                                    multiplier: number;
+                                };
+                            };
+                            /**
+                             * @default customerId
+                             * @enum {string}
+                             */
+                            memberIdentifier: "customerId" | "email";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    patchCommerceStoresByStoreIdSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    pointsPerDollar?: number;
+                    /** @enum {string} */
+                    rounding?: "FLOOR" | "ROUND" | "CEIL";
+                    minOrderAmount?: number | null;
+                    excludeShipping?: boolean;
+                    excludeTax?: boolean;
+                    excludeGuest?: boolean;
+                    /** @enum {string} */
+                    pointsOnStatus?: "completed" | "processing";
+                    showInAccount?: boolean;
+                    productOverrides?: {
+                        [key: string]: {
+                            multiplier: number;
+                        };
+                    };
+                    /** @enum {string} */
+                    memberIdentifier?: "customerId" | "email";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        storeId: string;
+                        settings: {
+                            /** @default 1 */
+                            pointsPerDollar: number;
+                            /**
+                             * @default FLOOR
+                             * @enum {string}
+                             */
+                            rounding: "FLOOR" | "ROUND" | "CEIL";
+                            /** @default null */
+                            minOrderAmount: number | null;
+                            /** @default true */
+                            excludeShipping: boolean;
+                            /** @default true */
+                            excludeTax: boolean;
+                            /** @default true */
+                            excludeGuest: boolean;
+                            /**
+                             * @default completed
+                             * @enum {string}
+                             */
+                            pointsOnStatus: "completed" | "processing";
+                            /** @default true */
+                            showInAccount: boolean;
+                            /** @default {} */
+                            productOverrides: {
+                                [key: string]: {
+                                    multiplier: number;
+                                };
+                            };
+                            /**
+                             * @default customerId
+                             * @enum {string}
+                             */
+                            memberIdentifier: "customerId" | "email";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    postCommerceCoupons: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    storeId: string;
+                    rewardClaimId: string;
+                    /** @enum {string} */
+                    discountType: "PERCENTAGE" | "FIXED_CART" | "FIXED_PRODUCT";
+                    discountValue: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        storeId: string;
+                        rewardClaimId: string;
+                        code: string | null;
+                        /** @enum {string} */
+                        status: "PENDING" | "CREATED" | "FAILED";
+                        /** @enum {string} */
+                        discountType: "PERCENTAGE" | "FIXED_CART" | "FIXED_PRODUCT";
+                        discountValue: number;
+                        storeCouponId: number | null;
+                    };
+                };
+            };
+            /** @description OK */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        storeId: string;
+                        rewardClaimId: string;
+                        code: string | null;
+                        /** @enum {string} */
+                        status: "PENDING" | "CREATED" | "FAILED";
+                        /** @enum {string} */
+                        discountType: "PERCENTAGE" | "FIXED_CART" | "FIXED_PRODUCT";
+                        discountValue: number;
+                        storeCouponId: number | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    postCommerceWebhooksByStoreId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    postCommunityEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        pointsAwarded: number;
+                        multiplier: number;
+                        cooldownActive: boolean;
+                        dailyLimitReached: boolean;
+                        linked: boolean;
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getCommunityEventsLogs: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            eventId: string | null;
+                            eventType: string | null;
+                            communityUserId: string | null;
+                            externalId: string | null;
+                            status: number;
+                            outcome: string;
+                            pointsAwarded: number;
+                            multiplier: number;
+                            error: string | null;
+                            receivedAt: string;
+                        }[];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    getCommunityAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    getCommunityAuthCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                guild_id?: string;
+                permissions?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Linked: the browser goes on to the success page. */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            429: components["responses"]["E429"];
+            502: components["responses"]["E502"];
+        };
+    };
+    getCommunityAuthLinked: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The success page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
     getWidgetGuest: {
         parameters: {
             query: {
@@ -7109,6 +8034,36 @@ export interface operations {
                             rank: number | null;
                             points: number;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    getWidgetCommunity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        available: boolean;
+                        linked: boolean;
+                        username: string | null;
+                        url: string | null;
                     };
                 };
             };

@@ -48,7 +48,7 @@ export function mountApiDocs(app: H3, ctx: AppContext, routes: MountedRoute[]): 
   };
   app.get(OPENAPI_PATH, () => new Response(documentText(), {
     headers: { 'content-type': 'application/json; charset=utf-8', 'access-control-allow-origin': '*', 'cache-control': 'no-cache' },
-  }), { meta: { answers: 'document' } });
+  }), { meta: { answers: 'document' } }); // the one /api/ path outside the route helper: it describes the routes, it is none of them
   app.get('/docs', () => new Response(referencePage(), {
     headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' },
   }));
