@@ -19,6 +19,7 @@ export const CHUNKS = {
   leaderboard: 'panels/leaderboard.tsx',
   guest: 'panels/guest.tsx',
   history: 'panels/history.tsx',
+  discord: 'panels/discord.tsx',
 } as const;
 
 export type ChunkName = keyof typeof CHUNKS;

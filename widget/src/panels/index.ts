@@ -39,6 +39,11 @@ async function loadShare(call: Call) {
   return { ...info, link: referral?.shareLink };
 }
 
+const loadDiscord = async (call: Call) => {
+  const info = await call<{ available: boolean }>('GET', '/community');
+  return info.available ? info : null;
+};
+
 // The home is in the main script; every section's view is a chunk (chunks.ts), fetched when first shown. Their data loads with the others' when the drawer opens:
 // the home's ways to earn and redeem come from it, and its section buttons appear alike.
 export const PANELS: PanelDef[] = [
@@ -52,5 +57,7 @@ export const PANELS: PanelDef[] = [
   { id: 'badges', icon: 'medal', feature: 'badges', load: get('/badges'), view: lazy('badges', (m: typeof import('./badges.tsx')) => m.Badges) },
   { id: 'promo', icon: 'tag', feature: 'promo', load: async () => ({}), view: lazy('promo', (m: typeof import('./promo.tsx')) => m.Promo) },
   { id: 'leaderboard', icon: 'trophy', feature: 'leaderboard', load: get('/leaderboard'), view: lazy('leaderboard', (m: typeof import('./leaderboard.tsx')) => m.Leaderboard) },
+  // No widget setting of its own: it shows when the project set up Discord linking (null hides it otherwise).
+  { id: 'discord', icon: 'link', feature: 'discord', load: loadDiscord, view: lazy('discord', (m: typeof import('./discord.tsx')) => m.Discord) },
   { id: 'history', icon: 'clock', feature: 'points', load: get('/history?limit=10'), view: lazy('history', (m: typeof import('./history.tsx')) => m.History) },
 ];
