@@ -69,7 +69,11 @@ export function valid(schema: JsonSchema): fc.Arbitrary<unknown> {
         : fc.array(items, { minLength: min, maxLength: max });
     }
     case 'object': {
-      if (!schema.properties) return fc.dictionary(word(1, 8), word(0, 8), { maxKeys: 3 });
+      // A record (`{roleId: multiplier}`): its values follow additionalProperties, text where it says nothing.
+      if (!schema.properties) {
+        const values = typeof schema.additionalProperties === 'object' ? valid(schema.additionalProperties) : word(0, 8);
+        return fc.dictionary(word(1, 8), values, { maxKeys: 3 });
+      }
       const required = new Set(schema.required ?? []);
       const entries = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, valid(property)]));
       return fc.record(entries, { requiredKeys: [...required].filter((name) => name in entries) });
