@@ -29,6 +29,14 @@ const arg = (name: string, fallback: number) => {
 };
 const userId = (i: number) => String(1_200_000_000_000_000_000n + BigInt(i));
 
+/** A scattered user per event, independent of its type: n mixed (multiply, xor-shift) so no residue of n picks the user's. */
+function scatter(n: number): number {
+  let h = Math.imul(n, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
 interface Traffic { secret: string; guildId: string; users: number; run: string }
 
 /**
@@ -39,8 +47,7 @@ interface Traffic { secret: string; guildId: string; users: number; run: string 
 export function prepareRequests({ secret, guildId, users, run }: Traffic, count: number): PreparedRequest[] {
   const timestamp = String(Math.floor(Date.now() / 1000));
   return Array.from({ length: count }, (_, n) => {
-    // A scattered user per event, independent of its type (a multiplicative hash of n).
-    const user = (Math.imul(n ^ (n >>> 15), 0x9e3779b1) >>> 0) % users;
+    const user = scatter(n) % users;
     const messageId = String(1_400_000_000_000_000_000n + BigInt(n));
     const common = { eventId: `${run}:${n}`, communityUserId: userId(user), channelId: CHANNEL, messageId, ...(user % 5 === 0 ? { roles: [VIP_ROLE] } : {}) };
     const body = JSON.stringify(n % 10 === 9 ? { ...common, eventType: 'REACTION', emoji: '👍' } : { ...common, eventType: 'MESSAGE' });
