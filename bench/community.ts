@@ -10,10 +10,11 @@
 // users with the domain function the OAuth callback uses. The load generator signs every body
 // itself before the run (`prepareRequests`, the open-loop client's per-request hook).
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import type { PreparedRequest } from './open-loop.ts';
 import type { PinnedServer } from './pinned-server.ts';
 
@@ -86,11 +87,60 @@ async function serve([db, masterKey, linkedText]: string[]): Promise<void> {
       linkCommunityAccount(server.ctx.db, created.project.id, `member-${i}`, { id: userId(i), username: `user${i}` }, now);
     }
   }).immediate();
+  const batches = watchBatches(server.ctx);
   console.log(JSON.stringify({ url: server.url, secretKey: created.secretKey, webhookSecret: settings.webhookSecret, projectId: created.project.id }));
-  const stop = () => void server.close().then(() => process.exit(0));
+  const stop = () => void server.close().then(() => {
+    writeFileSync(`${db}.batches.json`, JSON.stringify(batches()));
+    process.exit(0);
+  });
   process.once('SIGTERM', stop);
   process.stdin.once('end', stop);
   process.stdin.resume();
+}
+
+export interface BatchStats { batches: number; writes: number; meanBatch: number; maxBatch: number; workUsPerWrite: number; commitMs: { mean: number; p99: number; max: number }; eventLoopBusy: number }
+
+/**
+ * The group committer seen from outside, as bench/punchcard-server.ts does: every event is one
+ * ctx.write, and a batch runs synchronously in one callback, so a microtask queued by its first
+ * write runs right after its COMMIT. Gives the time inside the transactions per event and COMMIT's
+ * time (fsync included) per batch. From the server's start, warm-up included.
+ */
+function watchBatches(ctx: { write: <T>(work: () => T) => Promise<T> }): () => BatchStats {
+  const sizes: number[] = [];
+  const commits: number[] = [];
+  let work = 0;
+  let size = 0;
+  let lastEnd = 0;
+  const write = ctx.write;
+  ctx.write = <T>(run: () => T): Promise<T> => write(() => {
+    if (size++ === 0) {
+      queueMicrotask(() => {
+        sizes.push(size);
+        commits.push(performance.now() - lastEnd);
+        size = 0;
+      });
+    }
+    const start = performance.now();
+    try {
+      return run();
+    } finally {
+      lastEnd = performance.now();
+      work += lastEnd - start;
+    }
+  });
+  const elu = performance.eventLoopUtilization();
+  return () => {
+    const writes = sizes.reduce((a, b) => a + b, 0);
+    const sorted = [...commits].sort((a, b) => a - b);
+    const round = (n: number) => Math.round(n * 100) / 100;
+    return {
+      batches: sizes.length, writes, meanBatch: round(writes / Math.max(sizes.length, 1)), maxBatch: Math.max(0, ...sizes),
+      workUsPerWrite: round((1000 * work) / Math.max(writes, 1)),
+      commitMs: { mean: round(sorted.reduce((a, b) => a + b, 0) / Math.max(sorted.length, 1)), p99: round(sorted[Math.floor(sorted.length * 0.99)] ?? 0), max: round(sorted.at(-1) ?? 0) },
+      eventLoopBusy: round(performance.eventLoopUtilization(elu).utilization),
+    };
+  };
 }
 
 const EVENT_OBJECTS = ['community_events', 'community_events_replay', 'community_events_awards', 'community_events_project'];
@@ -168,11 +218,16 @@ async function main(): Promise<void> {
     await stopPinnedServer(server);
     const after = await sizes(db);
     const checked = await audit(db, projectId);
+    const batches = JSON.parse(readFileSync(`${db}.batches.json`, 'utf8')) as BatchStats;
     const sent = Math.round(rate * (warmupSeconds + seconds));
     const added = after.rows - before.rows;
     console.log(`Punchcard POST ${EVENTS_PATH}: ${line(run)}`);
     console.log(`p99 ${run.latencyMs.p99} ms, ${(run.latencyMs.p99 - bareRun.latencyMs.p99).toFixed(2)} ms above bare (target < ${TARGET_P99_MS} ms): ` +
       `${run.latencyMs.p99 < TARGET_P99_MS && run.non2xx === 0 && run.errors === 0 ? 'REACHED' : 'NOT REACHED'}`);
+    console.log(`where the time goes (whole run, warm-up included): ${batches.writes} writes in ${batches.batches} group commits ` +
+      `(mean ${batches.meanBatch}, max ${batches.maxBatch}); ${batches.workUsPerWrite} µs per event inside the transaction (signature, body, ` +
+      `replay, link, cooldown and cap queries, the log row); COMMIT with its fsync ${batches.commitMs.mean} ms mean, ` +
+      `p99 ${batches.commitMs.p99} ms, max ${batches.commitMs.max} ms; event loop ${Math.round(batches.eventLoopBusy * 100)}% busy`);
     console.log(`outcomes: ${JSON.stringify(checked.outcomes)}`);
     console.log(`event log: ${added} rows for ${sent} deliveries sent; ${checked.members} members, ${checked.points} points; ` +
       `${checked.wrong} balances differ from the log or the ledger; checkLedger: ${checked.ledgerViolations} violations → ` +
