@@ -8,7 +8,7 @@
 // request: that one goes out on another keep-alive connection, opened if none is idle.
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { watchCpu, watchForeignLoad, type ForeignLoad } from './machine.ts';
 import { children, LOAD_CORE, pinned } from './processes.ts';
 
@@ -24,6 +24,12 @@ export interface OpenLoopLoad {
   paths: string[];
   body?: string;
   authorization: string;
+  /**
+   * Requests that differ one from the next (signed deliveries, each with its own id): the client
+   * imports `module` (a file path) and calls its `prepareRequests(options, count)` before the run,
+   * which returns each request's body and extra headers, taken in turn instead of `body`.
+   */
+  requests?: { module: string; options: unknown };
   /** The server's process, whose CPU time is read over the measured requests. */
   serverPid: number;
 }
@@ -76,6 +82,17 @@ function responseEnd(buf: Buffer): { status: number; close: boolean; end: number
   }
 }
 
+/** One request of a `requests` hook: its JSON body and extra headers. */
+export interface PreparedRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+async function prepareRequests(hook: { module: string; options: unknown }, count: number): Promise<PreparedRequest[]> {
+  const made = await import(pathToFileURL(hook.module).href) as { prepareRequests: (options: unknown, count: number) => PreparedRequest[] };
+  return made.prepareRequests(hook.options, count);
+}
+
 interface Connection {
   socket: Socket;
   /** Bytes of a response not complete yet. */
@@ -95,9 +112,14 @@ async function generate(load: OpenLoopLoad): Promise<Omit<OpenLoopResult, 'forei
   const target = new URL(load.url);
   const head = `Host: ${target.host}\r\nAuthorization: ${load.authorization}\r\n` +
     (load.body === undefined ? '' : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(load.body)}\r\n`);
-  const requestText = (n: number) => `${load.method} ${load.paths[n % load.paths.length]} HTTP/1.1\r\n${head}\r\n${load.body ?? ''}`;
   const firstMeasured = Math.round(load.rate * load.warmupSeconds);
   const total = firstMeasured + Math.round(load.rate * load.seconds);
+  // Made before the clock starts, so neither signing nor building the text counts as the client's lag.
+  const prepared = load.requests ? (await prepareRequests(load.requests, total)).map((r, n) =>
+    `${load.method} ${load.paths[n % load.paths.length]} HTTP/1.1\r\nHost: ${target.host}\r\nAuthorization: ${load.authorization}\r\n` +
+    Object.entries(r.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(r.body)}\r\n\r\n${r.body}`) : null;
+  const requestText = (n: number) => prepared?.[n] ?? `${load.method} ${load.paths[n % load.paths.length]} HTTP/1.1\r\n${head}\r\n${load.body ?? ''}`;
   const latencies: number[] = [];
   const lags: number[] = [];
   let non2xx = 0;

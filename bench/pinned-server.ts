@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface PinnedServer { process: ChildProcess; url: string; secretKey: string; spawnedAt: number; readyAt: number }
 
-export function startPinnedServer(self: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<PinnedServer> {
+export function startPinnedServer(self: string, args: string[], env: NodeJS.ProcessEnv = {}, execArgv: string[] = []): Promise<PinnedServer> {
   const spawnedAt = performance.now();
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', self, 'serve', ...args], {
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...execArgv, '--import', 'tsx', self, 'serve', ...args], {
     stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
