@@ -63,7 +63,9 @@ async function call(creds: StoreCredentials, settings: CommerceSettings, method:
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    // The network's reason (ECONNREFUSED, a refused port), never anything the store sent.
+    const reason = (error as { cause?: { code?: string; message?: string } }).cause;
+    const cause = reason?.code ?? reason?.message ?? (error as Error).name;
     throw unreachable(creds.siteUrl, cause === 'TimeoutError' ? `no answer within ${settings.timeoutMs} ms` : `${cause}`);
   }
   let text: string;
