@@ -38,6 +38,13 @@ describe('GET /api/v1/openapi.json', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('declares every tag its operations use, so the reference shows each group', () => {
+    const declared = (document.tags as { name: string }[]).map((tag) => tag.name);
+    const used = Object.values(document.paths as Record<string, Record<string, { tags: string[] }>>)
+      .flatMap((operations) => Object.values(operations).flatMap((operation) => operation.tags));
+    expect([...new Set(used)].sort()).toEqual([...declared].sort());
+  });
+
   it('has every mounted route, and nothing else', () => {
     const mounted = routes.map((route) => `${route.method.toLowerCase()} ${openApiPath(route.path)}`).sort();
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)

@@ -180,7 +180,9 @@ export function openApiDocument(routes: MountedRoute[], serverUrl: string): Json
     },
     servers: [{ url: serverUrl }],
     tags: [{ name: 'Server API', description: 'Called by the shop\'s servers with a secret key.' },
-      { name: 'Widget API', description: 'Called by the widget in the shopper\'s browser.' }],
+      { name: 'Widget API', description: 'Called by the widget in the shopper\'s browser.' },
+      { name: 'WooCommerce', description: 'A connected WooCommerce store: connecting, its settings and coupons (secret key), and the deliveries it signs.' },
+      { name: 'Discord', description: 'The Discord community: the bot\'s signed events, the delivery log (secret key) and account linking (the widget).' }],
     paths,
     webhooks: webhooks(),
     components: {
