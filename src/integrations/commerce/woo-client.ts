@@ -90,7 +90,8 @@ async function call(creds: StoreCredentials, settings: CommerceSettings, method:
   if (response.status === 404 && wooCode === 'rest_no_route') throw new StoreCallError(notWoo(creds.siteUrl), wooCode);
   if (response.status === 404 && wooCode === null) throw new StoreCallError(notWoo(creds.siteUrl), wooCode);
   const base = response.status >= 500 ? unreachable(creds.siteUrl, `it answered HTTP ${response.status}`)
-    : new AppError(400, 'store_request_refused', `The store ${creds.siteUrl} refused ${method} ${path} (HTTP ${response.status}${wooCode ? `, ${wooCode}` : ''}).`);
+    // The status only: nothing the store wrote is echoed back (the address may be one the caller cannot read otherwise).
+    : new AppError(400, 'store_request_refused', `The store ${creds.siteUrl} refused ${method} ${path} (HTTP ${response.status}).`);
   throw new StoreCallError(base, wooCode);
 }
 
