@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { H3, H3Event } from 'h3';
 import { readRootFile } from '../shared/assets.ts';
+import { constantTimeEqual } from '../shared/secrets.ts';
 import { OFF, type ReplicationStatus } from '../replication/status.ts';
 import { deliveryCounts } from '../webhooks/deliveries.ts';
 import { requireSecretKey } from './auth.ts';
@@ -11,13 +11,11 @@ export const VERSION: string = (JSON.parse(readRootFile('package.json').toString
 /** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
 const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;
 
-const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /** /metrics takes the metrics token (`serve --metrics-token`) as a Bearer token, or else any live secret key. */
 function requireMetricsAccess(event: H3Event, ctx: AppContext): void {
   const token = ctx.metricsToken;
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(event.req.headers.get('authorization') ?? '')?.[1];
-  if (token && bearer !== undefined && sameText(bearer, token)) return;
+  if (token && bearer !== undefined && constantTimeEqual(bearer, token)) return;
   ctx.guard.authAttempt(event, () => requireSecretKey(event, ctx));
 }
 

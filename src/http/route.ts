@@ -5,6 +5,7 @@ import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
 import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
+import { refuseOtherMethods } from './errors.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 import { noteProject } from './request-log.ts';
 
@@ -111,6 +112,11 @@ export interface Api<C, X> {
 }
 
 export type Resource<C, X> = (api: Api<C, X>) => void;
+
+/** A surface's `finish` where nothing else is needed: 405 for the methods a path does not serve. */
+export function refuseUnservedMethods(app: H3, routes: MountedRoute[]): void {
+  for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
+}
 
 /** The methods each path serves, in the order they were mounted. */
 export function methodsByPath(routes: MountedRoute[]): Map<string, HTTPMethod[]> {

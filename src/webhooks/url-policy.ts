@@ -116,6 +116,12 @@ const isLoopbackName = (hostname: string) => hostname === 'localhost' || hostnam
 /** The URL's host without IPv6 brackets; WHATWG parsing already turned forms like 0x7f.1 into 127.0.0.1. */
 const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
+/** Whether the URL names this machine without DNS: a loopback address, or `localhost` and its subdomains. */
+export function isLoopbackUrl(url: URL): boolean {
+  const host = bareHost(url);
+  return isIP(host) !== 0 ? isLoopback(host) : isLoopbackName(host);
+}
+
 /**
  * Checks what can be checked without DNS: the scheme, credentials, and an IP literal host.
  * Returns the reason the URL is refused, or null.
@@ -132,8 +138,7 @@ export function urlRefusal(text: string, policy: UrlPolicy): string | null {
   const host = bareHost(url);
   const literal = isIP(host) !== 0;
   if (url.protocol === 'http:') {
-    const loopback = literal ? isLoopback(host) : isLoopbackName(host);
-    if (!policy.allowInsecure || !loopback) {
+    if (!policy.allowInsecure || !isLoopbackUrl(url)) {
       return 'must be an https URL (plain http is allowed only to loopback hosts on a server started with --allow-insecure-webhooks)';
     }
   }

@@ -1,7 +1,6 @@
 import { badRequest } from '../../shared/errors.ts';
 import type { AppContext } from '../context.ts';
-import { refuseOtherMethods } from '../errors.ts';
-import { methodsByPath, type Api, type Surface } from '../route.ts';
+import { refuseUnservedMethods, type Api, type Surface } from '../route.ts';
 import { serverSurface, type ServerCaller } from '../v1/api.ts';
 
 export const COMMERCE_BASE = '/api/commerce';
@@ -32,8 +31,6 @@ export function deliverySurface(_ctx: AppContext): Surface<DeliveryCaller, objec
     },
     // No project before the signature names the store; never an idempotency scope, since serve refuses Idempotency-Key.
     keyScope: () => ({ projectId: '' }),
-    finish(app, routes) {
-      for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
-    },
+    finish: refuseUnservedMethods,
   };
 }

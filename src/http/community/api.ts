@@ -3,21 +3,15 @@ import type { CommunitySettings } from '../../domain/community/settings.ts';
 import type { WidgetSession } from '../../domain/widget/widget-session.ts';
 import { requireDeliveryProject } from '../../integrations/community/signature.ts';
 import type { AppContext } from '../context.ts';
-import { refuseOtherMethods } from '../errors.ts';
-import { methodsByPath, type Api, type Surface } from '../route.ts';
+import { refuseUnservedMethods, type Api, type Surface } from '../route.ts';
 import { requireWidgetSession } from '../widget/auth.ts';
-import { requireSecretKey } from '../auth.ts';
-import type { ServerCaller } from '../v1/api.ts';
+import { serverSurface, type ServerCaller } from '../v1/api.ts';
 
 /** Who sends community events: the project whose guild the X-Community-Guild-Id names (the handler checks the signature). */
 export interface DeliveryCaller {
   settings: CommunitySettings;
 }
 export type DeliveryApi = Api<DeliveryCaller, object>;
-
-const refuseOthers: Surface<unknown, object>['finish'] = (app, routes) => {
-  for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
-};
 
 /**
  * POST /api/v1/community/events: no API key; the guild header names the project (an unknown guild
@@ -32,7 +26,7 @@ export function deliverySurface(ctx: AppContext): Surface<DeliveryCaller, object
       return next({ settings });
     },
     keyScope: ({ settings }) => ({ projectId: settings.projectId }),
-    finish: refuseOthers,
+    finish: refuseUnservedMethods,
   };
 }
 
@@ -58,21 +52,11 @@ export function linkSurface(ctx: AppContext): Surface<LinkCaller, { public?: tru
       return next({ session });
     },
     keyScope: ({ session }) => ({ projectId: session?.projectId ?? '' }),
-    finish: refuseOthers,
+    finish: refuseUnservedMethods,
   };
 }
 
-/** /api/community/events/logs: the secret key, like the server API. */
+/** /api/community/events/logs: the server API's secret-key check under another prefix. */
 export function logSurface(ctx: AppContext): Surface<ServerCaller, object> {
-  return {
-    name: 'community log',
-    base: '/api/community',
-    serve(event, _route, next) {
-      const key = ctx.guard.authAttempt(event, () => requireSecretKey(event, ctx));
-      ctx.guard.limitApiKey(key.keyId, key.projectId);
-      return next({ key });
-    },
-    keyScope: ({ key }) => ({ projectId: key.projectId }),
-    finish: refuseOthers,
-  };
+  return { ...serverSurface(ctx), name: 'community log', base: '/api/community' };
 }

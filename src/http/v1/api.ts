@@ -1,8 +1,7 @@
 import type { AuthenticatedKey } from '../../domain/project/api-keys.ts';
 import { requireSecretKey } from '../auth.ts';
 import type { AppContext } from '../context.ts';
-import { refuseOtherMethods } from '../errors.ts';
-import { methodsByPath, type Api, type Surface } from '../route.ts';
+import { refuseUnservedMethods, type Api, type Surface } from '../route.ts';
 
 /** Who calls the server API: a live secret key of one project. */
 export interface ServerCaller {
@@ -26,8 +25,6 @@ export function serverSurface(ctx: AppContext): Surface<ServerCaller, object> {
       return next({ key });
     },
     keyScope: ({ key }) => ({ projectId: key.projectId }),
-    finish(app, routes) {
-      for (const [path, methods] of methodsByPath(routes)) refuseOtherMethods(app, path, methods);
-    },
+    finish: refuseUnservedMethods,
   };
 }

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { StoreCredentials } from '../../domain/commerce/stores.ts';
 import { AppError, badRequest } from '../../shared/errors.ts';
+import { isLoopbackUrl } from '../../webhooks/url-policy.ts';
 
 /** How Punchcard talks to stores (`serve --allow-insecure-stores`, the request timeout). */
 export interface CommerceSettings {
@@ -17,16 +18,13 @@ export const commerceSettings = (options: Partial<CommerceSettings> = {}): Comme
   timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
 });
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-
 /** Store URLs are https; plain http only to a loopback host with --allow-insecure-stores. 400 otherwise. */
 export function checkSiteUrl(siteUrl: string, settings: CommerceSettings): void {
   const url = new URL(siteUrl);
   if (url.username || url.password) throw badRequest('"siteUrl" must not carry a user name or password; send the consumer key and secret instead.');
   if (url.search || url.hash) throw badRequest('"siteUrl" must be the site\'s address without a query or fragment.');
   if (url.protocol === 'https:') return;
-  if (url.protocol === 'http:' && settings.allowInsecure && isLoopbackHost(url.hostname)) return;
+  if (url.protocol === 'http:' && settings.allowInsecure && isLoopbackUrl(url)) return;
   throw badRequest(url.protocol === 'http:'
     ? '"siteUrl" must be an https URL: the consumer key and secret travel with every call (plain http only to a loopback host, with serve --allow-insecure-stores).'
     : '"siteUrl" must be an https URL.');
