@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
-import { readRootFile } from '../src/shared/assets.ts';
+import { VERSION } from '../src/shared/assets.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
@@ -19,11 +19,9 @@ import { webhooksCommand } from './commands/webhooks.ts';
 import { communityCommand } from './commands/community.ts';
 import { CREATING_COMMANDS, DEFAULT_DB } from './context.ts';
 
-const { version } = JSON.parse(readRootFile('package.json').toString('utf8')) as { version: string };
-
 const program = new Command('punchcard')
   .description('Punchcard: self-hosted loyalty and gamification on one SQLite file')
-  .version(version, '-V, --version', 'print the version')
+  .version(VERSION, '-V, --version', 'print the version')
   .addOption(new Option('--db <path>', `SQLite database file; only ${CREATING_COMMANDS} create a new one`).env('PUNCHCARD_DB').default(DEFAULT_DB))
   .showHelpAfterError();
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSION } from '../src/http/health.ts';
+import { VERSION } from '../src/shared/assets.ts';
 import { client, request } from './helpers/http.ts';
 import { startReceiver, type Receiver } from './helpers/receiver.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';

@@ -1,12 +1,11 @@
 import type { H3, H3Event } from 'h3';
-import { readRootFile } from '../shared/assets.ts';
+import { VERSION } from '../shared/assets.ts';
 import { constantTimeEqual } from '../shared/secrets.ts';
 import { OFF, type ReplicationStatus } from '../replication/status.ts';
 import { deliveryCounts } from '../webhooks/deliveries.ts';
 import { requireSecretKey } from './auth.ts';
 import type { AppContext } from './context.ts';
 
-export const VERSION: string = (JSON.parse(readRootFile('package.json').toString('utf8')) as { version: string }).version;
 
 /** /healthz is public: state, lag and last sync only; the replica's URL (bucket, path) stays with `replicate status`. */
 const publicReplication = ({ replica: _replica, ...status }: ReplicationStatus) => status;

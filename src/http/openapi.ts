@@ -3,7 +3,7 @@ import type * as v from 'valibot';
 import { EVENT_TYPES } from '../domain/events/record-event.ts';
 import { errorAnswer } from '../schemas/answers/common.ts';
 import { eventEnvelope } from '../schemas/answers/events.ts';
-import { VERSION } from './health.ts';
+import { VERSION } from '../shared/assets.ts';
 import type { MountedRoute } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;

@@ -48,3 +48,6 @@ export function rootFileNames(folder: string): string[] {
   if (!isSingleExecutable()) return readdirSync(rootPath(folder), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
   return embeddedNames().filter((name) => name.startsWith(folder) && !name.slice(folder.length).includes('/')).map((name) => name.slice(folder.length));
 }
+
+/** This release's version, from package.json: the CLI's --version, /healthz and the OpenAPI document. */
+export const VERSION: string = (JSON.parse(readRootFile('package.json').toString('utf8')) as { version: string }).version;
