@@ -248,6 +248,9 @@ describe('focus (item 3)', () => {
     await launcher().focus();
     await page.keyboard.press('Enter');
     await dialog().waitFor();
+    // Every section's button is in place first: one appearing after the last stop would take the Tab that wraps.
+    await nav().getByRole('button').nth(SECTIONS.length - 1).waitFor();
+    await settled();
     await expect(focused()).resolves.toMatchObject({ inDialog: true, name: 'Close' });
     await page.keyboard.press('Shift+Tab');
     await expect(focused()).resolves.toMatchObject({ inDialog: true });
