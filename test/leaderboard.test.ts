@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
-import { pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
+import { bucketOf, bucketStart, catchUpLeaderboards, pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
 import { pruneLeaderboardTotals } from '../src/jobs/scheduler.ts';
+import { MAX_POSTING } from '../src/shared/value-schemas.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -119,6 +120,79 @@ describe('GET /leaderboard/members/{externalId}', () => {
   });
 });
 
+describe('ranks counted through buckets of points', () => {
+  it('puts every total in the bucket that holds it, up to the largest safe integer', () => {
+    const totals = [...Array.from({ length: 5000 }, (_, i) => i + 1)];
+    for (let e = 4; e <= 53; e++) totals.push(2 ** e - 1, 2 ** e, 2 ** e + 1, 3 * 2 ** (e - 1));
+    for (const points of totals.filter((p) => p <= Number.MAX_SAFE_INTEGER)) {
+      const bucket = bucketOf(points);
+      expect(bucketStart(bucket) <= points && points < bucketStart(bucket + 1), `${points} in bucket ${bucket}`).toBe(true);
+    }
+    expect(bucketOf(Number.MAX_SAFE_INTEGER)).toBeLessThan(16 * 51);
+  });
+
+  it('gives every member of a large board the rank the list gives them, as totals move between buckets', async () => {
+    const own = new TestClock(new Date('2026-03-10T12:00:00.000Z'));
+    const shop = await startTestServer({ clock: own });
+    try {
+      const members = Array.from({ length: 150 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+      for (const externalId of members) expect((await shop.api.post('/api/v1/members', { externalId })).status).toBe(201);
+      // A fixed pseudo-random sequence: small totals with many ties, spread ones, and huge ones.
+      let seed = 7;
+      const next = () => (seed = (seed * 48271) % 2147483647);
+      const amount = (i: number) => [1 + (next() % 5), 10 + (next() % 2000), MAX_POSTING - (next() % 3)][i % 3]!;
+      const totals = new Map<string, { points: number; at: number; order: number }>();
+      const expected = () => [...totals.entries()].sort(([, a], [, b]) => b.points - a.points || a.at - b.at || a.order - b.order).map(([id]) => id);
+      const check = async () => {
+        const ranking = expected();
+        for (const [index, externalId] of ranking.entries()) {
+          const res = await shop.api.get(`/api/v1/leaderboard/members/${externalId}?period=all`);
+          expect(res.body.ranks.all, externalId).toEqual({ rank: index + 1, points: totals.get(externalId)!.points });
+        }
+        const top = await shop.api.get('/api/v1/leaderboard?limit=100');
+        expect(top.body.entries.map((e: { externalId: string }) => e.externalId)).toEqual(ranking.slice(0, 100));
+      };
+      for (const round of [0, 1]) {
+        for (const [order, externalId] of members.entries()) {
+          if ((order + round) % 4 === 0) continue; // some members earn in one round only
+          own.advance(1000);
+          const points = amount(order + round);
+          expect((await shop.api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
+          totals.set(externalId, { points: (totals.get(externalId)?.points ?? 0) + points, at: own.now().getTime(), order });
+        }
+        await check();
+      }
+      const counted = shop.ctx.db.prepare('SELECT sum(members) FROM leaderboard_buckets WHERE board = 0').pluck().get();
+      expect(counted).toBe(totals.size);
+    } finally {
+      await shop.stop();
+    }
+  });
+
+  it('catches up in passes of a few ledger rows as in one, and counts no row twice', async () => {
+    const own = new TestClock(new Date('2026-03-10T12:00:00.000Z'));
+    const shop = await startTestServer({ clock: own });
+    try {
+      const { db } = shop.ctx;
+      for (const externalId of ['ann', 'ben']) expect((await shop.api.post('/api/v1/members', { externalId })).status).toBe(201);
+      for (const [externalId, amount] of [['ann', 5], ['ben', 7], ['ann', 20], ['ben', -3], ['ann', 1]] as const) {
+        expect((await shop.api.post(`/api/v1/members/${externalId}/points`, { amount })).status).toBe(200);
+      }
+      const rows = () => db.prepare('SELECT board, points FROM leaderboard_totals ORDER BY member_id, board').raw().all() as [number, number][];
+      expect(rows()).toEqual([]);
+      const passes: number[] = [];
+      do passes.push(await shop.ctx.write(() => catchUpLeaderboards(db, 2))); while (passes.at(-1) !== 0);
+      expect(passes).toEqual([2, 2, 1, 0]);
+      const byPasses = rows();
+      expect(byPasses.filter(([board]) => board === 0)).toEqual([[0, 26], [0, 7]]);
+      expect((await shop.api.get('/api/v1/leaderboard')).body.entries.map((e: { points: number }) => e.points)).toEqual([26, 7]);
+      expect(rows()).toEqual(byPasses);
+    } finally {
+      await shop.stop();
+    }
+  });
+});
+
 describe('leaderboard retention', () => {
   it('keeps all time and the current and previous day, week and month; prunes older boards in batches', async () => {
     const own = new TestClock(new Date('2026-01-10T12:00:00.000Z'));
@@ -132,6 +206,8 @@ describe('leaderboard retention', () => {
         expect((await shop.api.post('/api/v1/members/ann/points', { amount: 10 })).status).toBe(200);
       }
       const boards = () => shop.ctx.db.prepare('SELECT board FROM leaderboard_totals ORDER BY board').pluck().all();
+      expect(boards()).toEqual([]); // awards leave the totals to the catch-up, which a read runs first
+      expect((await shop.api.get('/api/v1/leaderboard')).status).toBe(200);
       expect(boards()).toHaveLength(14);
       const shown = async () => Promise.all(['all', 'month', 'week', 'day'].map(async (period) => (await shop.api.get(`/api/v1/leaderboard?period=${period}`)).body));
       const before = await shown();
