@@ -106,6 +106,14 @@ describe('GET /members?search=', () => {
     expect(nonEmpty).toBeGreaterThan(texts.length / 2);
   });
 
+  it('finds only members holding the whole text, not its trigrams apart (the index keeps no positions)', async () => {
+    for (const externalId of ['trigram-abcXdef', 'trigram-defabc', 'trigram-zabcdefz']) {
+      expect((await server.api.post('/api/v1/members', { externalId })).status).toBe(201);
+    }
+    expect((await search(server.api, 'abcdef')).members.map((m) => m.externalId)).toEqual(['trigram-zabcdefz']);
+    expect((await search(server.api, 'ABCDEFZ')).members.map((m) => m.externalId)).toEqual(['trigram-zabcdefz']);
+  });
+
   it('pages through search results', async () => {
     const all = likeQuery(server.projectId, 'an');
     expect(all.length).toBeGreaterThan(30);

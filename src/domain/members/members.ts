@@ -201,6 +201,18 @@ export const MIN_INDEXED_SEARCH = 3;
  */
 export const SEARCH_COUNT_AHEAD = 1000;
 
+/**
+ * The index query of a search: every third trigram of it and its last (which cover every
+ * character), each a quoted term. The index keeps no positions (migrations/0021), so this finds the
+ * members holding those trigrams anywhere, and LIKE then keeps those that hold the text.
+ */
+function trigramQuery(search: string): string {
+  const chars = [...search];
+  const starts = new Set([...Array.from({ length: Math.floor(chars.length / 3) }, (_, i) => i * 3), chars.length - 3]);
+  const terms = new Set([...starts].map((at) => chars.slice(at, at + 3).join('')));
+  return [...terms].map((term) => `"${term.replaceAll('"', '""')}"`).join(' AND ');
+}
+
 const searchLike = (table: string) =>
   `(${table}external_id LIKE @pattern ESCAPE '\\' OR ${table}email LIKE @pattern ESCAPE '\\' OR ${table}name LIKE @pattern ESCAPE '\\')`;
 
@@ -237,7 +249,7 @@ export function listMembers(
   const params = {
     projectId,
     pattern: `%${escapeLike(search)}%`,
-    phrase: `"${search.replaceAll('"', '""')}"`,
+    phrase: trigramQuery(search),
     limit: query.limit,
     offset: query.offset,
     countLimit,
