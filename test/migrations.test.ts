@@ -56,7 +56,7 @@ describe('migrations', () => {
     expect(migrate(db, [...base, good]).map((m) => m.name)).toEqual(['extra']);
   });
 
-  it('counts existing totals into rank buckets as the code does, and starts the catch-up after the newest ledger row (0020)', () => {
+  it('counts existing totals into rank buckets as the code does (0020)', () => {
     migrate(db, migrationsFromDir().filter((m) => m.version < 20));
     db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
     const points = [1, 15, 16, 17, 31, 32, 33, 63, 64, 1000, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 5, 2 ** 52 - 1, 2 ** 52, Number.MAX_SAFE_INTEGER];
@@ -67,8 +67,6 @@ describe('migrations', () => {
         db.prepare("INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at) VALUES (?, ?, 'prj_a', ?, 0)").run(i + 1, board, total);
       }
     }
-    db.prepare(`INSERT INTO transactions (public_id, project_id, member_id, amount, balance, type, source, actor, created_at)
-      VALUES ('txn_1', 'prj_a', 1, 1, 1, 'EARNED', 'api', 'test', '2026-01-01T00:00:00.000Z')`).run();
 
     migrate(db, migrationsFromDir());
     const expected = new Map<number, number>();
@@ -76,7 +74,6 @@ describe('migrations', () => {
     for (const board of [0, 320260101]) {
       expect(new Map(db.prepare('SELECT bucket, members FROM leaderboard_buckets WHERE board = ?').raw().all(board) as [number, number][])).toEqual(expected);
     }
-    expect(db.prepare('SELECT transaction_id FROM leaderboard_progress').pluck().get()).toBe(1);
   });
 
   it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import type { Clock } from '../shared/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/ledger/expiry.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/ledger/idempotency.ts';
-import { catchUpLeaderboards, leaderboardsBehind, LEADERBOARD_CATCH_UP_BATCH, LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../domain/leaderboard/leaderboard.ts';
+import { LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../domain/leaderboard/leaderboard.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../shared/log.ts';
@@ -29,10 +29,6 @@ export const purgeExpiredIdempotencyKeys = (write: WriteRunner, db: Db, now: Dat
 export const pruneLeaderboardTotals = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
   inBatches(write, (limit) => pruneLeaderboards(db, now, limit), LEADERBOARD_PRUNE_BATCH);
 
-/** Adds the ledger's new awards to the leaderboard totals, LEADERBOARD_CATCH_UP_BATCH ledger rows per transaction. */
-export const catchUpLeaderboardTotals = (write: WriteRunner, db: Db): Promise<number> =>
-  inBatches(write, (limit) => catchUpLeaderboards(db, limit), LEADERBOARD_CATCH_UP_BATCH);
-
 /** A job other layers add (webhook pruning): a croner pattern, a name for the logs, the work. */
 export interface ScheduledJob {
   pattern: string;
@@ -41,8 +37,7 @@ export interface ScheduledJob {
 }
 
 /**
- * Housekeeping on a schedule: every second the leaderboard totals catch up with the ledger's new
- * awards (so the awards themselves never write them); the point-expiry pass every minute (so expired points leave
+ * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
  * balances promptly; spending also expires what is due first); every minute too the idempotency
  * keys that passed their 24 h (so the purge is spread over the hour in small batches); hourly the
  * leaderboard totals of past periods; the jobs in `more` (the webhooks' own pruning); and, when
@@ -72,9 +67,6 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
     }),
     job('30 * * * * *', 'idempotency key purge', async () => {
       await purgeExpiredIdempotencyKeys(write, db, clock());
-    }),
-    job('* * * * * *', 'leaderboard catch-up', async () => {
-      if (leaderboardsBehind(db)) await catchUpLeaderboardTotals(write, db);
     }),
     job('41 * * * *', 'leaderboard prune', async () => {
       const pruned = await pruneLeaderboardTotals(write, db, clock());

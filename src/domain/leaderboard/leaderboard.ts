@@ -2,16 +2,13 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { localDate, projectTimeZone, shiftDate, weekStart } from '../project/calendar.ts';
 import { requireMember } from '../members/members.ts';
-import { atomically } from '../../db/transaction.ts';
 
 /**
  * Leaderboards rank members by points EARNED in a period (awards only: spending, deductions and
  * expiry never lower a rank). Periods are calendar periods in the project's time zone: the day,
- * the week from Monday, the month, and all time. Each member has a running total per period
- * (leaderboard_totals), so a leaderboard reads the top of one index, whatever the size of the
- * ledger. The totals follow the ledger (migrations/0020): awards do not write them; catchUpLeaderboards()
- * adds what the ledger gained since it last ran, every second in the background and before every
- * leaderboard read, so what a read shows counts every award committed before it.
+ * the week from Monday, the month, and all time. Every award adds to the member's four running
+ * totals (leaderboard_totals), so a leaderboard reads the top of one index, whatever the size of
+ * the ledger.
  */
 export const PERIODS = ['all', 'month', 'week', 'day'] as const;
 export type Period = (typeof PERIODS)[number];
@@ -38,97 +35,48 @@ function boards(db: Db, projectId: string, now: Date): Record<Period, number> {
 let recentBoards: { day: string; boards: Record<Period, number> } | undefined;
 
 /**
- * The bucket of a total (migrations/0020): a total under 16 is its own bucket; above, each
- * doubling of points is 16 buckets of equal width. Ranks count whole buckets ahead of a member.
+ * The bucket of a total (migrations/0020): a total under 32 is its own bucket; above, each
+ * doubling of points is 32 buckets of equal width. A rank counts whole buckets ahead of a member.
  */
 export function bucketOf(points: number): number {
-  if (points < 16) return points;
+  if (points < 32) return points;
   let e = Math.floor(Math.log2(points));
   if (2 ** e > points) e--;
   else if (2 ** (e + 1) <= points) e++;
-  return (e - 3) * 16 + (Math.floor(points / 2 ** (e - 4)) % 16);
+  return (e - 4) * 32 + (Math.floor(points / 2 ** (e - 5)) % 32);
 }
 
 /** The smallest total in a bucket. */
 export function bucketStart(bucket: number): number {
-  if (bucket < 16) return bucket;
-  return (16 + (bucket % 16)) * 2 ** (Math.floor(bucket / 16) - 1);
-}
-
-/** Ledger rows per catch-up transaction in the background: a pass of this many stays near a few ms (bench/README). */
-export const LEADERBOARD_CATCH_UP_BATCH = 1000;
-
-/** Whether the ledger has rows the totals do not count yet: a read, so an idle server opens no transaction for it. */
-export const leaderboardsBehind = (db: Db): boolean =>
-  stmt<number>(db, 'SELECT coalesce((SELECT max(id) FROM transactions), 0) > (SELECT transaction_id FROM leaderboard_progress)').pluck().get() === 1;
-
-interface Addition {
-  memberId: number;
-  board: number;
-  projectId: string;
-  points: number;
-  at: number;
+  if (bucket < 32) return bucket;
+  return (32 + (bucket % 32)) * 2 ** (Math.floor(bucket / 32) - 1);
 }
 
 /**
- * Adds the awards (positive ledger rows) written since the last pass to their members' totals,
- * up to `limit` ledger rows (-1: all), and moves the rank buckets with them. Sums per member and
- * board first and writes in key order, so a page is written once however many awards it holds.
- * `reached_at` becomes the time of the member's last award counted: on a tie, whoever reached the
- * total first ranks higher. A period is the one holding the award's time in the project's time
- * zone when the pass runs. Returns how many ledger rows it read.
+ * Adds an award to the member's totals for the current day, week, month and all time, in the
+ * award's transaction: one statement of four upserts. `reached_at` becomes the award's time: on a
+ * tie, whoever reached the total first ranks higher. A total that crosses into another bucket of
+ * points moves the boards' bucket counts with it. postToLedger() calls this for every positive amount.
  */
-export function catchUpLeaderboards(db: Db, limit: number): number {
-  return atomically(db, () => {
-    const after = stmt<number>(db, 'SELECT transaction_id FROM leaderboard_progress').pluck().get()!;
-    const rows = stmt<{ id: number; project_id: string; member_id: number; amount: number; created_at: string }>(db,
-      'SELECT id, project_id, member_id, amount, created_at FROM transactions WHERE id > ? ORDER BY id LIMIT ?').all(after, limit);
-    if (rows.length === 0) return 0;
-    const additions = new Map<string, Addition>();
-    for (const row of rows) {
-      if (row.amount <= 0) continue;
-      const at = new Date(row.created_at);
-      const board = boards(db, row.project_id, at);
-      for (const number of [board.all, board.month, board.week, board.day]) {
-        const key = `${row.member_id}:${number}`;
-        const addition = additions.get(key);
-        if (addition) {
-          addition.points += row.amount;
-          addition.at = at.getTime();
-        } else additions.set(key, { memberId: row.member_id, board: number, projectId: row.project_id, points: row.amount, at: at.getTime() });
-      }
+export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date): void {
+  const board = boards(db, projectId, now);
+  const before = new Map(stmt<[number, number]>(db, 'SELECT board, points FROM leaderboard_totals WHERE member_id = ? AND board IN (?, ?, ?, ?)')
+    .raw(true).all(memberId, board.all, board.month, board.week, board.day));
+  stmt(db, `INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
+    VALUES (@memberId, 0, @projectId, @amount, @at), (@memberId, @month, @projectId, @amount, @at),
+      (@memberId, @week, @projectId, @amount, @at), (@memberId, @day, @projectId, @amount, @at)
+    ON CONFLICT (member_id, board) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
+    .run({ memberId, projectId, amount, at: now.getTime(), month: board.month, week: board.week, day: board.day });
+  for (const number of [board.all, board.month, board.week, board.day]) {
+    const was = before.get(number) ?? 0;
+    const bucket = bucketOf(was + amount);
+    if (was > 0 && bucketOf(was) === bucket) continue;
+    if (was > 0) {
+      stmt(db, 'UPDATE leaderboard_buckets SET members = members - 1 WHERE project_id = ? AND board = ? AND bucket = ?').run(projectId, number, bucketOf(was));
     }
-    const buckets = new Map<string, { projectId: string; board: number; bucket: number; members: number }>();
-    const move = (addition: Addition, points: number, by: number) => {
-      const bucket = bucketOf(points);
-      const key = `${addition.projectId}:${addition.board}:${bucket}`;
-      const entry = buckets.get(key) ?? { projectId: addition.projectId, board: addition.board, bucket, members: 0 };
-      entry.members += by;
-      buckets.set(key, entry);
-    };
-    const add = stmt<number>(db, `INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
-      VALUES (@memberId, @board, @projectId, @points, @at)
-      ON CONFLICT (member_id, board) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at
-      RETURNING points`).pluck();
-    const inKeyOrder = [...additions.values()].sort((a, b) => a.memberId - b.memberId || a.board - b.board);
-    for (const addition of inKeyOrder) {
-      const total = add.get(addition)!;
-      const before = total - addition.points;
-      if (before > 0 && bucketOf(before) === bucketOf(total)) continue;
-      if (before > 0) move(addition, before, -1);
-      move(addition, total, 1);
-    }
-    // A bucket that loses members exists already; the CHECK (members >= 0) would refuse a negative insert, even one that becomes an update.
-    const count = stmt(db, `INSERT INTO leaderboard_buckets (project_id, board, bucket, members) VALUES (@projectId, @board, @bucket, @members)
-      ON CONFLICT (project_id, board, bucket) DO UPDATE SET members = members + excluded.members`);
-    const uncount = stmt(db, 'UPDATE leaderboard_buckets SET members = members + @members WHERE project_id = @projectId AND board = @board AND bucket = @bucket');
-    for (const entry of buckets.values()) {
-      if (entry.members > 0) count.run(entry);
-      else if (entry.members < 0) uncount.run(entry);
-    }
-    stmt(db, 'UPDATE leaderboard_progress SET transaction_id = ?').run(rows.at(-1)!.id);
-    return rows.length;
-  });
+    stmt(db, `INSERT INTO leaderboard_buckets (project_id, board, bucket, members) VALUES (?, ?, ?, 1)
+      ON CONFLICT (project_id, board, bucket) DO UPDATE SET members = members + 1`).run(projectId, number, bucket);
+  }
 }
 
 /** The first day of the month before the one holding `day` (YYYY-MM-DD). */
@@ -159,7 +107,7 @@ export function pruneLeaderboards(db: Db, now: Date, limit: number): number {
       const range = [projectId, PERIOD_NUMBERS[period] * 100_000_000, boardNumber(period, oldestKept[period])] as const;
       removed += stmt(db, `DELETE FROM leaderboard_totals WHERE (member_id, board) IN (SELECT member_id, board FROM leaderboard_totals
         WHERE project_id = ? AND board > ? AND board < ? LIMIT ?)`).run(...range, limit - removed).changes;
-      // A board's buckets are a few dozen rows: they go with its first batch, as no rank reads them any more.
+      // A board's bucket counts are a few dozen rows: they go with its first batch, as no rank reads them any more.
       stmt(db, 'DELETE FROM leaderboard_buckets WHERE project_id = ? AND board > ? AND board < ?').run(...range);
     }
   }
@@ -176,7 +124,6 @@ export interface LeaderboardEntry {
 
 /** GET /leaderboard: the top `limit` members of the period holding `now`. */
 export function leaderboard(db: Db, projectId: string, query: { period: Period; limit: number }, now: Date): { period: Period; entries: LeaderboardEntry[] } {
-  catchUpLeaderboards(db, -1);
   const board = boards(db, projectId, now)[query.period];
   const rows = stmt<{ externalId: string; name: string | null; points: number }>(db, `SELECT m.external_id AS externalId, m.name, t.points
     FROM leaderboard_totals t JOIN members m ON m.id = t.member_id
@@ -210,7 +157,6 @@ function rankIn(db: Db, projectId: string, memberId: number, board: number): Mem
 /** GET /leaderboard/members/{externalId}: the member's rank in each period, or only in `period`. */
 export function memberRanks(db: Db, projectId: string, externalId: string, period: Period | undefined, now: Date) {
   const member = requireMember(db, projectId, externalId);
-  catchUpLeaderboards(db, -1);
   const board = boards(db, projectId, now);
   const periods = period === undefined ? PERIODS : [period];
   return {

@@ -7,6 +7,7 @@ import { badRequest, insufficientPoints } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { projectContext } from '../project/project-context.ts';
+import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
 
 export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
@@ -117,8 +118,10 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
       .run(balance, earned, row.created_at, current.id);
     const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
     emitPosting(db, updated, row, now);
-    // Leaderboards count this award from the ledger row (catchUpLeaderboards), not here.
-    if (posting.amount > 0) evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });
+    if (posting.amount > 0) {
+      evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });
+      addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
+    }
     return { transaction: toTransaction(row), member: memberView(db, updated) };
   });
 }
