@@ -208,7 +208,12 @@ export async function buildBinary() {
   inject();
   const checked = spawnSync(partial, ['--version'], { env: { PATH: process.env.PATH, PUNCHCARD_BUILD_CODE_CACHE: 'check' }, encoding: 'utf8' }).stderr;
   if (!checked.includes('code cache taken')) throw new Error(`the executable refuses its own code cache (${checked.trim()})`);
-  renameSync(partial, OUT);
+  // Copied, not renamed: postject wrote the file in one 125 MB write, which Linux may keep cached in
+  // large folios, and a process maps a whole folio at its first touch, so a server run from that
+  // file showed ~20 MB more file-backed RSS than from a copy or a download of the same bytes.
+  copyFileSync(partial, `${OUT}.copy`);
+  renameSync(`${OUT}.copy`, OUT);
+  rmSync(partial);
   const sha256 = createHash('sha256').update(readFileSync(OUT)).digest('hex');
   writeFileSync(`${OUT}.sha256`, `${sha256}  punchcard\n`);
   step(`dist/punchcard: ${(statSync(OUT).size / 1024 / 1024).toFixed(1)} MB, Node ${NODE_VERSION}, code cache ${(statSync(cache).size / 1024 / 1024).toFixed(1)} MB, sha256 ${sha256}`);
