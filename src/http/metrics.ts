@@ -10,6 +10,9 @@ export type DeliveryOutcome = 'delivered' | 'failed' | 'dead';
 
 type PromClient = typeof import('prom-client');
 
+/** Counts kept at most before prom-client is loaded anyway. */
+const PENDING_LIMIT = 1000;
+
 /** A server's metrics; prom-client is loaded after the first answer (see Metrics), never by the CLI's other commands. */
 export function createMetrics(db: Db, dbPath: string): Metrics {
   return new Metrics(db, dbPath);
@@ -31,8 +34,9 @@ interface Series {
  * rows by type, queue depth, size) is read when /metrics is scraped, never on the request path.
  *
  * prom-client (and the Node modules it loads) costs a start about 10 ms, so it is loaded just
- * after the first thing to count (setImmediate: after that answer is written) or at the first
- * scrape; what is counted before then is kept and applied in order once it is loaded.
+ * after the first request is answered (setImmediate: once that answer is written), at the first
+ * scrape, or once PENDING_LIMIT counts wait (a server no one calls still writes on a schedule);
+ * what is counted before then is kept and applied in order once it is loaded.
  */
 export class Metrics {
   #series: Series | null = null;
@@ -50,6 +54,7 @@ export class Metrics {
       series.requests.inc({ method, route, status: String(status) });
       series.latency.observe({ method, route }, seconds);
     });
+    if (!this.#series) setImmediate(() => this.#loadQuietly());
   }
 
   /** A point adjustment answered by POST /members/{externalId}/points. */
@@ -78,8 +83,12 @@ export class Metrics {
       return;
     }
     this.#pending.push(update);
-    // A failed load (a broken install) shows at the next scrape, which awaits the same promise.
-    if (this.#pending.length === 1) setImmediate(() => this.#load().catch(() => undefined));
+    if (this.#pending.length === PENDING_LIMIT) this.#loadQuietly();
+  }
+
+  /** A failed load (a broken install) shows at the next scrape, which awaits the same promise. */
+  #loadQuietly(): void {
+    this.#load().catch(() => undefined);
   }
 
   #load(): Promise<Series> {
