@@ -96,6 +96,9 @@ const cache = join(ROOT, 'node_modules/.cache/punchcard-binary');
 const embeddedNode = readdirSync(cache).filter((name) => name.startsWith('node-v')).map((name) => join(cache, name, 'bin/node')).find(existsSync);
 
 console.log(`dist/punchcard: ${(statSync(BINARY).size / 1024 / 1024).toFixed(1)} MB`);
+// Whether V8 takes the executable's trained code cache (cli/build-binary.mjs); refused, every start compiles what it runs.
+const cacheCheck = spawnSync(BINARY, ['--version'], { env: { PATH: process.env.PATH, PUNCHCARD_BUILD_CODE_CACHE: 'check' }, encoding: 'utf8' });
+console.log(`code cache: ${/code cache (\w+)/.exec(cacheCheck.stderr)?.[1] ?? 'unknown'}`);
 console.log(`punchcard --version: ${commandMs([BINARY, '--version']).toFixed(0)} ms (npm start's node cli/punchcard.mjs --version: ${commandMs([process.execPath, join(ROOT, 'cli/punchcard.mjs'), '--version']).toFixed(0)} ms)`);
 if (embeddedNode) {
   console.log(`embedded Node alone (${embeddedNode.split('/').at(-3)}), node -e 0: ${commandMs([embeddedNode, '-e', '0']).toFixed(0)} ms`);

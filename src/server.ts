@@ -151,8 +151,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
-  const metrics = await createMetrics(db, options.db);
-  const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batchSize.observe(size) });
+  const metrics = createMetrics(db, options.db);
+  const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batch(size) });
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
@@ -195,7 +195,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
-  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.deliveries.inc({ outcome }) }, options.webhooks);
+  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.delivery(outcome) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();

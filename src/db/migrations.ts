@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { isSingleExecutable, readRootFile } from '../shared/assets.ts';
 import { rootPath } from '../shared/root.ts';
 import type { Db } from './connection.ts';
 import { atomically } from './transaction.ts';
@@ -35,14 +36,10 @@ export function migrationsFromDir(dir: string = MIGRATIONS_DIR): Migration[] {
 /**
  * The migrations this build knows. A single executable embeds them as the asset
  * `migrations.json` (see docs/operations.md); a checkout reads the `migrations/` folder.
+ * (Not `await import('node:sea')`: a dynamic import loads Node's whole ES module loader at every start.)
  */
 export async function bundledMigrations(): Promise<Migration[]> {
-  try {
-    const sea = await import('node:sea');
-    if (sea.isSea()) return JSON.parse(sea.getAsset('migrations.json', 'utf8')) as Migration[];
-  } catch {
-    // node:sea is missing on older runtimes: not a single executable, so fall through.
-  }
+  if (isSingleExecutable()) return JSON.parse(readRootFile('migrations.json').toString('utf8')) as Migration[];
   return migrationsFromDir();
 }
 

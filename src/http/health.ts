@@ -45,8 +45,8 @@ export function mountHealth(app: H3, ctx: AppContext): void {
 
   app.get('/metrics', async (event) => {
     requireMetricsAccess(event, ctx);
-    const text = await ctx.metrics.registry.metrics();
-    return new Response(text, { headers: { 'content-type': ctx.metrics.registry.contentType } });
+    const registry = await ctx.metrics.registry();
+    return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
   });
 }
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { getQuery, type H3, type H3Event } from 'h3';
-import { Marked } from 'marked';
 import { WIDGET_SCRIPT } from '../../widget/files.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
 import { TRANSLATIONS } from '../../widget/src/translations.ts';
@@ -114,8 +113,12 @@ function docHref(href: string): string | null {
   return null;
 }
 
-/** Markdown to HTML with `marked` (GFM tables, code); links made to work on this server, headings given anchors. */
-function renderDoc(markdown: string): string {
+/**
+ * Markdown to HTML with `marked` (GFM tables, code); links made to work on this server, headings given anchors.
+ * `marked` is loaded on the first docs page, not at start: building its rules costs every start several milliseconds.
+ */
+async function renderDoc(markdown: string): Promise<string> {
+  const { Marked } = await import('marked');
   const seen = new Map<string, number>();
   const renderer = new Marked({
     gfm: true,
@@ -139,11 +142,11 @@ function renderDoc(markdown: string): string {
 
 /** Each doc rendered once: the files ship with the server and do not change while it runs. */
 const renderedDocs = new Map<string, { title: string; html: string }>();
-function docPage(name: string): Response {
+async function docPage(name: string): Promise<Response> {
   let doc = renderedDocs.get(name);
   if (!doc) {
     const markdown = readRootFile(`${DOCS_DIR}${name}.md`).toString('utf8');
-    doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: renderDoc(markdown) };
+    doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: await renderDoc(markdown) };
     renderedDocs.set(name, doc);
   }
   return page(`${doc.title} · Punchcard`, `<p><a href="/">Punchcard</a> › docs</p>${doc.html}`);

@@ -199,7 +199,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
         const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
         // Counted once committed, and not for a replay (perform did not run).
-        if (awarded) ctx.metrics.awards.inc();
+        if (awarded) ctx.metrics.award();
         return respond(event, response);
       };
       return options.around ? options.around(input, run) : run();

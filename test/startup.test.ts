@@ -1,0 +1,92 @@
+// What a start does before its first answer (docs in bench/README.md, "The single executable"):
+// prom-client is loaded only after the first request is answered, and what was counted before
+// is not lost.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Metrics } from '../src/http/metrics.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const HOOK = fileURLToPath(new URL('./fixtures/first-answer-modules.cjs', import.meta.url));
+const BINARY = fileURLToPath(new URL('../dist/punchcard', import.meta.url));
+const NPM_START = fileURLToPath(new URL('../cli/punchcard.mjs', import.meta.url));
+
+/**
+ * Starts `serve` with the hook preloaded, asks /healthz then /metrics, and returns the Node modules
+ * loaded as each request arrived. Of what a start loads, only prom-client loads Node's `v8` module.
+ */
+async function modulesAtRequests(command: string[]): Promise<Record<string, string[]>> {
+  const folder = mkdtempSync(join(tmpdir(), 'punchcard-startup-'));
+  const env = { PATH: process.env.PATH, HOME: folder, TMPDIR: folder, PUNCHCARD_LOG: 'silent', NODE_OPTIONS: `--require ${HOOK}` };
+  const args = ['--db', join(folder, 'punchcard.db'), 'serve', '--port', '0', '--metrics-token', 'scrape'];
+  const server = spawn(command[0]!, [...command.slice(1), ...args], { env });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const seen: Record<string, string[]> = {};
+  let errors = '';
+  server.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+    for (const [, line] of errors.matchAll(/^modules-at-request (.+)$/gm)) {
+      const { url, modules } = JSON.parse(line!) as { url: string; modules: string[] };
+      seen[url] ??= modules;
+    }
+  });
+  try {
+    let printed = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      server.stdout.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        const found = /^Punchcard listening on (http:\/\/\S+)/m.exec(printed)?.[1];
+        if (found) resolve(found);
+      });
+      server.once('exit', () => reject(new Error(`serve exited before listening: ${printed}${errors}`)));
+    });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer scrape' } })).status).toBe(200);
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(folder, { recursive: true, force: true });
+  }
+  return seen;
+}
+
+describe('a start, before its first answer', { timeout: 60_000 }, () => {
+  const check = (seen: Record<string, string[]>) => {
+    expect(seen['/healthz']).toContain('NativeModule http');
+    expect(seen['/healthz']).not.toContain('NativeModule v8');
+    // Loaded right after that first answer: by the next request it is there.
+    expect(seen['/metrics']).toContain('NativeModule v8');
+  };
+
+  it('has not loaded prom-client (npm start)', async () => {
+    check(await modulesAtRequests([process.execPath, NPM_START]));
+  });
+
+  it.skipIf(!existsSync(BINARY))('has not loaded prom-client (the single executable)', async () => {
+    check(await modulesAtRequests([BINARY]));
+  });
+});
+
+describe('metrics counted before prom-client is loaded', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ webhooks: { runner: false } });
+  });
+  afterAll(() => server.stop());
+
+  it('appear, in full, at the first scrape', async () => {
+    const metrics = new Metrics(server.ctx.db, server.dbPath);
+    metrics.award();
+    metrics.award();
+    metrics.delivery('dead');
+    metrics.batch(3);
+    const text = await (await metrics.registry()).metrics();
+    expect(text).toMatch(/^punchcard_awards_total 2$/m);
+    expect(text).toMatch(/^punchcard_webhook_deliveries_total\{outcome="dead"\} 1$/m);
+    expect(text).toMatch(/^punchcard_group_commit_batch_size_count 1$/m);
+    expect(text).toMatch(/^punchcard_group_commit_batch_size_sum 3$/m);
+  });
+});
