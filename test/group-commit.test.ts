@@ -73,4 +73,55 @@ describe('GroupCommitter', () => {
     await committer.drain();
     expect(visible()).toEqual([7]);
   });
+
+  it('commits background writes in a turn of their own, after the requests\' writes queued with them', async () => {
+    const committer = new GroupCommitter(db);
+    const order: string[] = [];
+    // While each write runs, another connection shows what is committed: the request's write is
+    // committed before the background one runs, so the award never waited for it in its batch.
+    const background = committer.background(() => {
+      order.push(`background sees ${visible().join(',')}`);
+      return insert(2)();
+    });
+    const request = committer.run(() => {
+      order.push(`request sees ${visible().join(',')}`);
+      return insert(1)();
+    });
+    await Promise.all([background, request]);
+    expect(order).toEqual(['request sees ', 'background sees 1']);
+    expect(visible()).toEqual([1, 2]);
+    expect(committer.foregroundWrites).toBe(1);
+  });
+
+  it('never lets a steady stream of requests starve the background, and restores the fsync after it', async () => {
+    const committer = new GroupCommitter(db, { maxBackgroundBatch: 2 });
+    const synchronous: number[] = [];
+    // A request queued in every turn, as awards arriving faster than one commit takes.
+    let n = 100;
+    let stop = false;
+    const requests: Promise<unknown>[] = [];
+    const another = (): void => {
+      if (stop) return;
+      requests.push(committer.run(insert(n++)));
+      setImmediate(another);
+    };
+    another();
+    const background = await Promise.all([1, 2, 3, 4, 5].map((i) => committer.background(() => {
+      synchronous.push(db.pragma('synchronous', { simple: true }) as number);
+      return insert(i)();
+    })));
+    stop = true;
+    await Promise.all(requests);
+    expect(background).toEqual([1, 1, 1, 1, 1]);
+    expect(synchronous).toEqual([1, 1, 1, 1, 1]); // NORMAL: no fsync of their own
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL again for the requests
+    expect(visible().filter((v) => v < 100)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('drain() waits for background writes too', async () => {
+    const committer = new GroupCommitter(db);
+    void committer.background(insert(8));
+    await committer.drain();
+    expect(visible()).toEqual([8]);
+  });
 });

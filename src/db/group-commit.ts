@@ -25,20 +25,38 @@ export class StorageError extends Error {
  * durable. One fsync then covers many writes, which is what lets synchronous=FULL keep up with
  * HTTP; and because batches run one after another on one connection, balance updates stay
  * serialized without locks.
+ *
+ * Background writes (the webhook runner's claims and outcomes) wait in a lane of their own: a
+ * turn commits either the requests' writes or a small batch of background ones (requests first;
+ * when both wait, turns alternate), so an award never waits behind a drain's outcomes in its own
+ * batch, and behind at most one small background batch before it. Their COMMIT skips the fsync
+ * (synchronous=NORMAL for that transaction, safe in WAL mode): they record work that is done at
+ * least once anyway, so losing the last ones on power loss only sends those deliveries again,
+ * and the next request's fsync makes them durable with it. The fsync on this path was most of
+ * the time the event loop spent blocked while a backlog drained.
  */
 export class GroupCommitter {
   readonly #db: Db;
   readonly #maxBatch: number;
+  readonly #maxBackgroundBatch: number;
   #queue: PendingWrite[] = [];
+  #background: PendingWrite[] = [];
   #scheduled = false;
+  /** The last turn committed requests' writes (then a waiting background batch goes next). */
+  #foregroundLast = false;
+  #foregroundWrites = 0;
   #idle: (() => void)[] = [];
+  /** The connection's own setting, restored after each background batch. */
+  readonly #synchronous: number;
 
   readonly #onBatch: ((size: number) => void) | undefined;
 
-  constructor(db: Db, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
+  constructor(db: Db, options: { maxBatch?: number; maxBackgroundBatch?: number; onBatch?: (size: number) => void } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
+    this.#maxBackgroundBatch = options.maxBackgroundBatch ?? 64;
     this.#onBatch = options.onBatch;
+    this.#synchronous = db.pragma('synchronous', { simple: true }) as number;
     // SQLite copies what a savepoint may have to undo to a sub-journal, and moves it to a
     // temporary file once it passes 64 KiB; the rest of the batch then writes every page it copies
     // to that file, one system call each. In memory, an award or a member insert in a batch of 100
@@ -48,17 +66,34 @@ export class GroupCommitter {
     db.pragma('temp_store = MEMORY');
   }
 
+  /** Requests' writes queued so far (a running count), which background work yields to. */
+  get foregroundWrites(): number {
+    return this.#foregroundWrites;
+  }
+
   /** Queues synchronous `work` for the next batch; resolves with its result once committed. */
   run<T>(work: () => T): Promise<T> {
+    this.#foregroundWrites++;
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ work, resolve, reject });
       this.#schedule();
     });
   }
 
+  /**
+   * Queues background `work`: committed in a turn with no request's write waiting, in batches of
+   * at most `maxBackgroundBatch`, without an fsync of its own (see the class comment).
+   */
+  background<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#background.push({ work, resolve, reject });
+      this.#schedule();
+    });
+  }
+
   /** Resolves once every write queued so far has been committed (or failed). */
   drain(): Promise<void> {
-    if (this.#queue.length === 0 && !this.#scheduled) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#background.length === 0 && !this.#scheduled) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
@@ -70,19 +105,31 @@ export class GroupCommitter {
 
   #flush(): void {
     this.#scheduled = false;
-    const batch = this.#queue.splice(0, this.#maxBatch);
-    if (this.#queue.length > 0) this.#schedule();
-    this.#onBatch?.(batch.length);
-    this.#commit(batch);
+    // Requests first, but a background batch at least every other turn, so a steady stream of
+    // requests slows the background down without ever stopping it.
+    const foreground = this.#queue.length > 0 && (this.#background.length === 0 || !this.#foregroundLast);
+    this.#foregroundLast = foreground;
+    if (foreground) {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      this.#onBatch?.(batch.length);
+      this.#commit(batch, true);
+    } else {
+      this.#commit(this.#background.splice(0, this.#maxBackgroundBatch), false);
+    }
+    if (this.#queue.length > 0 || this.#background.length > 0) this.#schedule();
     if (!this.#scheduled) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  #commit(batch: PendingWrite[]): void {
+  #commit(batch: PendingWrite[], durable: boolean): void {
+    if (batch.length === 0) return;
     const db = this.#db;
     const outcomes: Outcome[] = [];
     // Looked up once per batch rather than once per write: the savepoint pair runs for every write.
     const savepoint = stmt(db, 'SAVEPOINT unit');
     const release = stmt(db, 'RELEASE unit');
+    // NORMAL (1) skips the commit's fsync in WAL mode; never stronger than the connection's own.
+    const relaxed = !durable && this.#synchronous > 1;
+    if (relaxed) stmt(db, 'PRAGMA synchronous = NORMAL').run();
     try {
       begin(db);
       for (const write of batch) {
@@ -107,6 +154,8 @@ export class GroupCommitter {
       const failure = new StorageError(error);
       for (const write of batch) write.reject(failure);
       return;
+    } finally {
+      if (relaxed) stmt(db, `PRAGMA synchronous = ${this.#synchronous}`).run();
     }
     batch.forEach((write, i) => {
       const outcome = outcomes[i]!;
