@@ -124,4 +124,31 @@ describe('GroupCommitter', () => {
     await committer.drain();
     expect(visible()).toEqual([8]);
   });
+
+  it('gathers background writes into one transaction while requests come, for at most backgroundDelayMs', async () => {
+    let now = 1000;
+    const committer = new GroupCommitter(db, { backgroundDelayMs: 20, now: () => now });
+    await committer.run(insert(100)); // a request just committed
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const seen: number[][] = [];
+    const writes: Promise<unknown>[] = [];
+    for (const n of [1, 2, 3]) {
+      writes.push(committer.background(() => {
+        seen.push(visible());
+        return insert(n)();
+      }));
+      await turn();
+      await turn();
+    }
+    expect(visible()).toEqual([100]); // still gathering: nothing of them committed after several turns
+    now += 20;
+    await Promise.all(writes);
+    // One transaction: none of them saw another one committed.
+    expect(seen).toEqual([[100], [100], [100]]);
+    expect(visible()).toEqual([1, 2, 3, 100]);
+    // With no request in the last backgroundDelayMs, a background write commits at the next turn.
+    now += 20;
+    await committer.background(insert(4));
+    expect(visible()).toEqual([1, 2, 3, 4, 100]);
+  });
 });

@@ -12,9 +12,9 @@ function pacer(overrides: Partial<PacerOptions> = {}) {
     now: () => signals.at,
     ...overrides,
   });
-  /** One interval passes with the runner using all it may; returns the limit then. */
-  const interval = (delay: number, requests: number, used = true) => {
-    if (used) made.used(made.limit());
+  /** One interval passes with the runner held back by the limit (or not); returns the limit then. */
+  const interval = (delay: number, requests: number, limited = true) => {
+    if (limited) made.limited();
     signals.at += 100;
     signals.delay = delay;
     signals.requests += requests;
@@ -24,7 +24,7 @@ function pacer(overrides: Partial<PacerOptions> = {}) {
 }
 
 describe('Pacer', () => {
-  it('starts small and doubles each interval the runner used it all, up to max', () => {
+  it('starts small and doubles each interval the limit held the runner back, up to max', () => {
     const { made, interval } = pacer();
     expect(made.limit()).toBe(2);
     expect([1, 2, 3, 4, 5].map(() => interval(0, 0))).toEqual([4, 8, 16, 32, 32]);
@@ -44,10 +44,10 @@ describe('Pacer', () => {
     expect([interval(9, 0), interval(9, 0), interval(9, 0)]).toEqual([4, 8, 16]);
   });
 
-  it('grows only when the runner used its whole limit, and looks once per interval', () => {
+  it('grows only when the limit held the runner back, and looks once per interval', () => {
     const { made, signals, interval } = pacer();
     expect(interval(0, 0, false)).toBe(2);
-    made.used(2);
+    made.limited();
     signals.at += 50;
     expect(made.limit()).toBe(2);
     signals.at += 50;

@@ -45,16 +45,26 @@ export class GroupCommitter {
   /** The last turn committed requests' writes (then a waiting background batch goes next). */
   #foregroundLast = false;
   #foregroundWrites = 0;
+  /** When the last requests' batch committed, and when the oldest waiting background write was queued. */
+  #foregroundAt = -Infinity;
+  #backgroundSince = 0;
+  #gathering: NodeJS.Timeout | undefined;
+  readonly #backgroundDelayMs: number;
+  readonly #now: () => number;
   #idle: (() => void)[] = [];
   /** The connection's own setting, restored after each background batch. */
   readonly #synchronous: number;
 
   readonly #onBatch: ((size: number) => void) | undefined;
 
-  constructor(db: Db, options: { maxBatch?: number; maxBackgroundBatch?: number; onBatch?: (size: number) => void } = {}) {
+  constructor(db: Db, options: {
+    maxBatch?: number; maxBackgroundBatch?: number; backgroundDelayMs?: number; now?: () => number; onBatch?: (size: number) => void;
+  } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
-    this.#maxBackgroundBatch = options.maxBackgroundBatch ?? 64;
+    this.#maxBackgroundBatch = options.maxBackgroundBatch ?? 128;
+    this.#backgroundDelayMs = options.backgroundDelayMs ?? 20;
+    this.#now = options.now ?? (() => performance.now());
     this.#onBatch = options.onBatch;
     this.#synchronous = db.pragma('synchronous', { simple: true }) as number;
     // SQLite copies what a savepoint may have to undo to a sub-journal, and moves it to a
@@ -86,6 +96,7 @@ export class GroupCommitter {
    */
   background<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      if (this.#background.length === 0) this.#backgroundSince = this.#now();
       this.#background.push({ work, resolve, reject });
       this.#schedule();
     });
@@ -105,19 +116,34 @@ export class GroupCommitter {
 
   #flush(): void {
     this.#scheduled = false;
-    // Requests first, but a background batch at least every other turn, so a steady stream of
-    // requests slows the background down without ever stopping it.
+    const now = this.#now();
+    // Requests first; when both wait, turns alternate, so a steady stream of requests slows the
+    // background down without ever stopping it.
     const foreground = this.#queue.length > 0 && (this.#background.length === 0 || !this.#foregroundLast);
     this.#foregroundLast = foreground;
     if (foreground) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       this.#onBatch?.(batch.length);
       this.#commit(batch, true);
-    } else {
+      this.#foregroundAt = now;
+    } else if (this.#background.length > 0) {
+      // While requests come, background writes gather for up to backgroundDelayMs into one larger
+      // transaction: many small ones each wrote the same index pages again, and the WAL they
+      // grew made SQLite checkpoint several times a second, each blocking the event loop.
+      const waitMs = this.#backgroundSince + this.#backgroundDelayMs - now;
+      const gather = now - this.#foregroundAt < this.#backgroundDelayMs && waitMs > 0 && this.#background.length < this.#maxBackgroundBatch;
+      if (gather) {
+        this.#gathering ??= setTimeout(() => {
+          this.#gathering = undefined;
+          this.#schedule();
+        }, waitMs);
+        return;
+      }
       this.#commit(this.#background.splice(0, this.#maxBackgroundBatch), false);
+      this.#backgroundSince = now;
     }
     if (this.#queue.length > 0 || this.#background.length > 0) this.#schedule();
-    if (!this.#scheduled) for (const resolve of this.#idle.splice(0)) resolve();
+    else for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   #commit(batch: PendingWrite[], durable: boolean): void {

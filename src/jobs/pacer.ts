@@ -20,7 +20,7 @@ export interface PacerOptions {
 /**
  * How many jobs a background runner may have in flight, adapted to the requests it shares the
  * event loop with, the way TCP adapts its window. It starts small at every start; after each
- * interval in which it used all it had, it doubles (slow start, and whenever no request came),
+ * interval in which the limit held it back, it doubles (slow start, and whenever no request came),
  * or grows by one once it has had to back off. When requests came and the event loop ran later
  * than the target, the limit halves, never below `min`. An award then keeps its latency while a
  * backlog drains, and without requests the runner is at `max` within a few intervals.
@@ -31,7 +31,7 @@ export class Pacer {
   #slowStart = true;
   #windowStart: number;
   #foregroundSeen: number;
-  /** The runner asked for all of its limit during this window. */
+  /** The limit bounded the runner during this window. */
   #saturated = false;
 
   constructor(options: PacerOptions) {
@@ -41,9 +41,9 @@ export class Pacer {
     this.#foregroundSeen = options.foreground();
   }
 
-  /** The runner has `inFlight` jobs running after a claim: it used all of its limit if that reaches it. */
-  used(inFlight: number): void {
-    if (inFlight >= this.#limit) this.#saturated = true;
+  /** The limit, not the work waiting, bounded the runner: it claimed all it was allowed, or had no room. */
+  limited(): void {
+    this.#saturated = true;
   }
 
   /** The limit now; reconsidered once per interval. */
@@ -74,18 +74,19 @@ export class Pacer {
 
 /**
  * The event loop's lateness as Node measures it: a timer every `resolutionMs`, whose intervals
- * the histogram holds (the resolution itself included, hence the subtraction); the 90th
- * percentile over the window since the last call, in ms. A percentile rather than the maximum, so
- * one garbage collection does not halve the runner. `stop` ends the measuring timer.
+ * the histogram holds (the resolution itself included, hence the subtraction). The longest over
+ * the window since the last read, in ms: what a request arriving then would have waited, which
+ * the 90th percentile of a few samples missed (a drain's long commits are rare but set the p99).
+ * `stop` ends the measuring timer.
  */
 export function eventLoopDelay(resolutionMs = 10): { read: () => number; stop: () => void } {
   const histogram = monitorEventLoopDelay({ resolution: resolutionMs });
   histogram.enable();
   return {
     read() {
-      const p90 = histogram.count > 0 ? Math.max(0, histogram.percentile(90) / 1e6 - resolutionMs) : 0;
+      const longest = histogram.count > 0 ? Math.max(0, histogram.max / 1e6 - resolutionMs) : 0;
       histogram.reset();
-      return p90;
+      return longest;
     },
     stop: () => histogram.disable(),
   };

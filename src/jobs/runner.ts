@@ -159,7 +159,7 @@ export class JobRunner<J extends Job, O = unknown> {
     const bound = pacer ? Math.min(concurrency, pacer.limit()) : concurrency;
     const limit = bound - this.#running.size;
     if (limit <= 0) {
-      pacer?.used(this.#running.size);
+      pacer?.limited();
       return 0;
     }
     const sweep = this.#sweep;
@@ -169,7 +169,7 @@ export class JobRunner<J extends Job, O = unknown> {
       return this.#queue.claim(now, addMs(now, leaseMs), { limit, perKey, inFlight: this.#inFlight, sweep });
     });
     for (const job of jobs) this.#run(job);
-    pacer?.used(this.#running.size);
+    if (jobs.length === limit) pacer?.limited();
     return jobs.length;
   }
 
