@@ -39,8 +39,6 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
   disableAfterMs?: number;
   /** Where the runner's warnings go (tests listen here); the server's logger by default. */
   log?: Logger;
-  /** false: no pacing by the event loop's delay, `concurrency` from the start (tests that count on it). */
-  pacing?: boolean;
 }
 
 /** Deliveries in flight the paced runner always allows, and where it starts after each start-up. */
@@ -272,7 +270,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     perKey: options.perEndpoint ?? 32,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
-    pacer: options.pacing === false ? undefined : () => new Pacer({
+    pacer: () => new Pacer({
       min: PACED_MIN_IN_FLIGHT, max: concurrency, targetDelayMs: PACED_TARGET_DELAY_MS, intervalMs: 100, loopDelay: eventLoopDelay(),
       foreground: deps.foreground ?? (() => 0), now: () => performance.now(),
     }),
