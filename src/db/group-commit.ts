@@ -1,3 +1,4 @@
+import { close, fdatasync, open } from 'node:fs';
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { begin, end, settled } from './transaction.ts';
@@ -146,6 +147,25 @@ export class GroupCommitter {
     else for (const resolve of this.#idle.splice(0)) resolve();
   }
 
+  #preflushing = false;
+  /**
+   * Flushes the WAL pages a background batch wrote, on a thread of libuv's pool, so the next
+   * request's fsync (which blocks the event loop) finds them already on disk instead of writing
+   * them itself: while a backlog drained, an award's commit took 10-20 ms flushing the drain's
+   * pages. An extra fsync changes nothing SQLite relies on; one at a time.
+   */
+  #preflush(): void {
+    if (this.#preflushing || this.#db.memory) return;
+    this.#preflushing = true;
+    const done = () => {
+      this.#preflushing = false;
+    };
+    open(`${this.#db.name}-wal`, 'r', (error, fd) => {
+      if (error) return done();
+      fdatasync(fd, () => close(fd, done));
+    });
+  }
+
   #commit(batch: PendingWrite[], durable: boolean): void {
     if (batch.length === 0) return;
     const db = this.#db;
@@ -183,6 +203,7 @@ export class GroupCommitter {
     } finally {
       if (relaxed) stmt(db, `PRAGMA synchronous = ${this.#synchronous}`).run();
     }
+    if (relaxed) this.#preflush();
     batch.forEach((write, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) write.resolve(outcome.value);
