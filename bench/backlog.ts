@@ -138,8 +138,9 @@ async function main(): Promise<void> {
   const fmt = (r: { p50: number; p99: number; errors: number }) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`;
   try {
     console.log(`${rate} awards/s for ${seconds} s each, open loop; server pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
+    // --drain-only: only part 2 (the healthy drain), for iterating on it.
     const dead = await startEndpoint(true);
-    for (const waiting of [0, backlog, 0]) {
+    for (const waiting of process.argv.includes('--drain-only') ? [] : [0, backlog, 0]) {
       const child = await startChild(dir, dead.url, waiting, ledger);
       const cold = await steady(child, rate, 3); // also the warm-up: the runner's first claims, the JIT
       console.log(`1. black-holed endpoint, ${waiting.toLocaleString('en')} waiting: ${fmt(await steady(child, rate, seconds))}; first 3 s after start ${fmt(cold)}`);

@@ -195,7 +195,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
-  const deliveries = createDeliveryRunner({ ...ctx, settings: ctx.webhooks, onOutcome: (outcome) => metrics.delivery(outcome) }, options.webhooks);
+  // The runner's writes go in the committer's background lane and it slows down while requests come (docs/webhooks.md).
+  const deliveries = createDeliveryRunner({ ...ctx, write: (work) => committer.background(work), foreground: () => committer.foregroundWrites,
+    settings: ctx.webhooks, onOutcome: (outcome) => metrics.delivery(outcome) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();

@@ -2,6 +2,7 @@ import type { Clock } from '../shared/clock.ts';
 import type { WriteRunner } from '../domain/ledger/expiry.ts';
 import { addMs } from '../shared/clock.ts';
 import type { Logger } from '../shared/log.ts';
+import type { Pacer } from './pacer.ts';
 
 /** A job leased from a durable table; `key` groups jobs that share a concurrency limit (an endpoint). */
 export interface Job {
@@ -45,6 +46,12 @@ export interface RunnerOptions {
   leaseMs: number;
   /** The longest the runner sleeps without looking (catches jobs another process, the CLI, made due). */
   pollMs: number;
+  /**
+   * Makes the pacer that bounds the jobs in flight while the runner runs by itself (made at each
+   * start, so every start begins slowly); without one, `concurrency` is the only bound. `runDue`
+   * is never paced.
+   */
+  pacer?: () => Pacer;
 }
 
 /**
@@ -68,6 +75,7 @@ export class JobRunner<J extends Job, O = unknown> {
   #pumping = false;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  #pacer: Pacer | undefined;
 
   constructor(queue: JobQueue<J, O>, options: RunnerOptions) {
     this.#queue = queue;
@@ -77,6 +85,7 @@ export class JobRunner<J extends Job, O = unknown> {
   /** Takes over dead leases, then runs until `stop()`. */
   async start(): Promise<void> {
     await this.#options.write(() => this.#queue.takeOverLeases(this.#options.clock()));
+    this.#pacer = this.#options.pacer?.();
     this.#started = true;
     this.wake();
   }
@@ -96,6 +105,8 @@ export class JobRunner<J extends Job, O = unknown> {
     this.#started = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#pacer?.stop();
+    this.#pacer = undefined;
     await Promise.allSettled([...this.#running]);
     await Promise.allSettled([...this.#recording]);
   }
@@ -108,7 +119,7 @@ export class JobRunner<J extends Job, O = unknown> {
     let ran = 0;
     for (;;) {
       this.#sweep = true;
-      const claimed = await this.#claim();
+      const claimed = await this.#claim(false);
       ran += claimed;
       if (claimed === 0 && this.#running.size === 0) {
         if (this.#recording.size === 0) return ran;
@@ -130,7 +141,7 @@ export class JobRunner<J extends Job, O = unknown> {
     try {
       do {
         this.#again = false;
-        await this.#claim();
+        await this.#claim(true);
       } while (this.#again && this.#started);
       if (this.#started) this.#sleep();
     } catch (error) {
@@ -141,11 +152,16 @@ export class JobRunner<J extends Job, O = unknown> {
     }
   }
 
-  /** Claims what there is room for and starts it; returns how many were claimed. */
-  async #claim(): Promise<number> {
+  /** Claims what there is room for (within the pacer's limit when `paced`) and starts it; returns how many were claimed. */
+  async #claim(paced: boolean): Promise<number> {
     const { write, clock, concurrency, perKey, leaseMs } = this.#options;
-    const limit = concurrency - this.#running.size;
-    if (limit <= 0) return 0;
+    const pacer = paced ? this.#pacer : undefined;
+    const bound = pacer ? Math.min(concurrency, pacer.limit()) : concurrency;
+    const limit = bound - this.#running.size;
+    if (limit <= 0) {
+      pacer?.limited();
+      return 0;
+    }
     const sweep = this.#sweep;
     this.#sweep = false;
     const jobs = await write(() => {
@@ -153,6 +169,7 @@ export class JobRunner<J extends Job, O = unknown> {
       return this.#queue.claim(now, addMs(now, leaseMs), { limit, perKey, inFlight: this.#inFlight, sweep });
     });
     for (const job of jobs) this.#run(job);
+    if (jobs.length === limit) pacer?.limited();
     return jobs.length;
   }
 

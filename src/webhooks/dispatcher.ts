@@ -15,6 +15,7 @@ import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from './
 import type { Logger } from '../shared/log.ts';
 import { allot, endpointCaps } from './fair-share.ts';
 import { JobRunner, type ClaimArguments } from '../jobs/runner.ts';
+import { eventLoopDelay, Pacer } from '../jobs/pacer.ts';
 
 /** How deliveries reach receivers. */
 export interface WebhookSettings extends UrlPolicy {
@@ -39,6 +40,14 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
   /** Where the runner's warnings go (tests listen here); the server's logger by default. */
   log?: Logger;
 }
+
+/** Deliveries in flight the paced runner always allows, and where it starts after each start-up. */
+export const PACED_MIN_IN_FLIGHT = 2;
+/**
+ * How late the event loop may run (ms, the longest in 100 ms) while requests come before the
+ * runner sends fewer deliveries at once (see Pacer): the 10 ms a drain may add to an award's p99.
+ */
+export const PACED_TARGET_DELAY_MS = 10;
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_DEAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -183,6 +192,8 @@ export interface DeliveryRunnerDeps {
   clock: Clock;
   log: Logger;
   settings: WebhookSettings;
+  /** Requests' writes so far (a running count): the runner sends fewer at once while they come. */
+  foreground?: () => number;
   /** Told each attempt's outcome once recorded (the server's metrics). */
   onOutcome?: (outcome: 'delivered' | 'failed' | 'dead') => void;
 }
@@ -259,6 +270,10 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     perKey: options.perEndpoint ?? 32,
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
+    pacer: () => new Pacer({
+      min: PACED_MIN_IN_FLIGHT, max: concurrency, targetDelayMs: PACED_TARGET_DELAY_MS, intervalMs: 100, loopDelay: eventLoopDelay(),
+      foreground: deps.foreground ?? (() => 0), now: () => performance.now(),
+    }),
   });
   onEnqueue(db, () => runner.wake());
   return runner;
