@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
-import { GroupCommitter } from '../src/db/group-commit.ts';
+import { GroupCommitter, StorageError } from '../src/db/group-commit.ts';
 
 let dir: string;
 let db: Db;
@@ -116,6 +116,14 @@ describe('GroupCommitter', () => {
     expect(synchronous).toEqual([1, 1, 1, 1, 1]); // NORMAL: no fsync of their own
     expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL again for the requests
     expect(visible().filter((v) => v < 100)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('fails a write that comes due after the database closed with a StorageError, not an uncaught throw', async () => {
+    const own = openDatabase(join(dir, 'g.db'));
+    const committer = new GroupCommitter(own);
+    const late = committer.run(() => 1);
+    own.close();
+    await expect(late).rejects.toBeInstanceOf(StorageError);
   });
 
   it('drain() waits for background writes too', async () => {

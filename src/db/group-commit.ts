@@ -169,6 +169,13 @@ export class GroupCommitter {
   #commit(batch: PendingWrite[], durable: boolean): void {
     if (batch.length === 0) return;
     const db = this.#db;
+    if (!db.open) {
+      // A write that comes due after the database closed (a background batch whose gathering
+      // timer outlived a shutdown) fails as a failed COMMIT would, instead of throwing on a timer.
+      const failure = new StorageError(new Error('the database connection is closed'));
+      for (const write of batch) write.reject(failure);
+      return;
+    }
     const outcomes: Outcome[] = [];
     // Looked up once per batch rather than once per write: the savepoint pair runs for every write.
     const savepoint = stmt(db, 'SAVEPOINT unit');
