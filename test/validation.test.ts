@@ -191,6 +191,10 @@ const cases: Case[] = [
   { name: 'community: points negative', method: 'PATCH', path: '/api/v1/community/settings', options: body({ messagePoints: -1 }), message: /"messagePoints" must be at least 0/ },
   { name: 'community: bonus role multiplier 0', method: 'PATCH', path: '/api/v1/community/settings', options: body({ bonusRoles: { r1: 0 } }), message: /"bonusRoles\.r1" must be at least 0\.01/ },
   { name: 'community: unknown field', method: 'PATCH', path: '/api/v1/community/settings', options: body({ secret: 'x' }), message: /Unknown field "secret"/ },
+  // An array where an object of optional fields goes (valibot alone would read it as {}).
+  { name: 'project: widget an array', method: 'PATCH', path: '/api/v1/project', options: body({ name: 'Shop', widget: [] }), message: /"widget" must be an object, not an array/ },
+  { name: 'project: widget theme an array', method: 'PATCH', path: '/api/v1/project', options: body({ widget: { theme: [] } }), message: /"widget\.theme" must be an object, not an array/ },
+  { name: 'community: bonusRoles an array', method: 'PATCH', path: '/api/v1/community/settings', options: body({ bonusRoles: [] }), message: /"bonusRoles" must be/ },
 ];
 
 describe('validation: bad bodies and queries answer 400 and write nothing', () => {
