@@ -9,7 +9,7 @@ import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { createItem } from '../src/domain/catalog/catalog-items.ts';
 import { games } from '../src/domain/catalog/game-kind.ts';
 import { playGame } from '../src/domain/games/play.ts';
-import { addToLeaderboards, bucketOf, leaderboard, memberRanks, PERIODS } from '../src/domain/leaderboard/leaderboard.ts';
+import { addToLeaderboards, leaderboard, memberRanks, PERIODS } from '../src/domain/leaderboard/leaderboard.ts';
 import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { upsertMember } from '../src/domain/members/members.ts';
 import { createProject } from '../src/domain/project/projects.ts';
@@ -114,14 +114,6 @@ async function buildLedger(store: Store, projectId: string) {
   totals(`300000000 + ${firstDay('created_at')}`);
   db.prepare(`UPDATE members SET points = t.points, total_points_earned = t.points FROM leaderboard_totals t
     WHERE t.member_id = members.id AND t.board = 0`).run();
-  // The rank buckets count the totals (migrations/0020).
-  const buckets = new Map<string, number>();
-  for (const [board, points] of db.prepare('SELECT board, points FROM leaderboard_totals WHERE project_id = ?').raw().iterate(projectId) as Iterable<[number, number]>) {
-    const key = `${board}:${bucketOf(points)}`;
-    buckets.set(key, (buckets.get(key) ?? 0) + 1);
-  }
-  const count = db.prepare('INSERT INTO leaderboard_buckets (project_id, board, bucket, members) VALUES (?, ?, ?, ?)');
-  for (const [key, members] of buckets) count.run(projectId, ...key.split(':').map(Number), members);
   for (const index of indexes) db.exec(index.sql);
   db.exec('ANALYZE');
   db.pragma('synchronous = FULL');

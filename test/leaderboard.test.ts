@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
-import { bucketOf, bucketStart, pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
+import { pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
 import { pruneLeaderboardTotals } from '../src/jobs/scheduler.ts';
 import { MAX_POSTING } from '../src/shared/value-schemas.ts';
 import { startTestServer, TestClock, tableCounts, type TestServer } from './helpers/server.ts';
@@ -120,18 +120,8 @@ describe('GET /leaderboard/members/{externalId}', () => {
   });
 });
 
-describe('ranks counted through buckets of points', () => {
-  it('puts every total in the bucket that holds it, up to the largest safe integer', () => {
-    const totals = [...Array.from({ length: 5000 }, (_, i) => i + 1)];
-    for (let e = 4; e <= 53; e++) totals.push(2 ** e - 1, 2 ** e, 2 ** e + 1, 3 * 2 ** (e - 1));
-    for (const points of totals.filter((p) => p <= Number.MAX_SAFE_INTEGER)) {
-      const bucket = bucketOf(points);
-      expect(bucketStart(bucket) <= points && points < bucketStart(bucket + 1), `${points} in bucket ${bucket}`).toBe(true);
-    }
-    expect(bucketOf(Number.MAX_SAFE_INTEGER)).toBeLessThan(32 * 50);
-  });
-
-  it('gives every member of a large board the rank the list gives them, as totals move between buckets', async () => {
+describe('ranks on a large board', () => {
+  it('gives every member of a large board the rank the list gives them, through ties, spread totals and huge ones', async () => {
     const own = new TestClock(new Date('2026-03-10T12:00:00.000Z'));
     const shop = await startTestServer({ clock: own });
     try {
@@ -162,17 +152,6 @@ describe('ranks counted through buckets of points', () => {
         }
         await check();
       }
-      // Every board's bucket counts are those of its totals, for all four periods.
-      const { db } = shop.ctx;
-      const kept = db.prepare('SELECT board, bucket, members FROM leaderboard_buckets WHERE members > 0 ORDER BY board, bucket').raw().all();
-      const recounted = new Map<string, number>();
-      for (const [board, points] of db.prepare('SELECT board, points FROM leaderboard_totals').raw().all() as [number, number][]) {
-        const key = `${board}:${bucketOf(points)}`;
-        recounted.set(key, (recounted.get(key) ?? 0) + 1);
-      }
-      expect(kept).toEqual([...recounted].map(([key, members]) => [...key.split(':').map(Number), members])
-        .sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!));
-      expect(new Set(kept.map((row) => (row as number[])[0])).size).toBe(4);
     } finally {
       await shop.stop();
     }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir, migrationStatus, SchemaTooNewError, type Migration } from '../src/db/migrations.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
-import { bucketOf, leaderboard, memberRanks } from '../src/domain/leaderboard/leaderboard.ts';
+import { leaderboard, memberRanks } from '../src/domain/leaderboard/leaderboard.ts';
 import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { listMembers } from '../src/domain/members/members.ts';
 import { startServer } from '../src/server.ts';
@@ -56,24 +56,26 @@ describe('migrations', () => {
     expect(migrate(db, [...base, good]).map((m) => m.name)).toEqual(['extra']);
   });
 
-  it('counts existing totals into rank buckets as the code does (0020)', () => {
-    migrate(db, migrationsFromDir().filter((m) => m.version < 20));
+  it('moves leaderboard standings to memory (0022): totals kept, the rank index gone, boards read through their own index', () => {
+    migrate(db, migrationsFromDir().filter((m) => m.version < 22));
     db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
-    const points = [1, 15, 16, 17, 31, 32, 33, 63, 64, 1000, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 5, 2 ** 52 - 1, 2 ** 52, Number.MAX_SAFE_INTEGER];
-    for (const [i, total] of points.entries()) {
-      db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
-        VALUES (?, ?, 'prj_a', ?, 0, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run(i + 1, `mem_${i}`, `m${i}`);
-      for (const board of [0, 320260101]) {
-        db.prepare("INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at) VALUES (?, ?, 'prj_a', ?, 0)").run(i + 1, board, total);
-      }
-    }
+    db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
+      VALUES (1, 'mem_1', 'prj_a', 'ann', 5, 5, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run();
+    db.prepare("INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at) VALUES (1, 0, 'prj_a', 5, 0)").run();
 
     migrate(db, migrationsFromDir());
-    const expected = new Map<number, number>();
-    for (const total of points) expected.set(bucketOf(total), (expected.get(bucketOf(total)) ?? 0) + 1);
-    for (const board of [0, 320260101]) {
-      expect(new Map(db.prepare('SELECT bucket, members FROM leaderboard_buckets WHERE board = ?').raw().all(board) as [number, number][])).toEqual(expected);
+    const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'leaderboard%' ORDER BY name").pluck().all();
+    expect(names).toEqual(expect.arrayContaining(['leaderboard_totals', 'leaderboard_totals_board', 'leaderboard_writes']));
+    expect(names).not.toContain('leaderboard_totals_rank');
+    expect(names).not.toContain('leaderboard_buckets');
+    expect(db.prepare('SELECT id, writes FROM leaderboard_writes').raw().all()).toEqual([[1, 0]]);
+    expect(db.prepare('SELECT member_id, board, points FROM leaderboard_totals').raw().all()).toEqual([[1, 0, 5]]);
+    // Loading a board and pruning past boards read a range of the board index, not the whole table.
+    for (const [sql, ...params] of [['SELECT member_id, points, reached_at FROM leaderboard_totals WHERE project_id = ? AND board = ?', 'prj_a', 0],
+      ['SELECT member_id, board FROM leaderboard_totals WHERE project_id = ? AND board > ? AND board < ? LIMIT 5', 'prj_a', 1, 2]] as const) {
+      expect(JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)), sql).toMatch(/USING (COVERING )?INDEX leaderboard_totals_board/);
     }
+    expect(memberRanks(db, 'prj_a', 'ann', 'all', new Date('2026-01-02T00:00:00.000Z')).ranks).toEqual({ all: { rank: 1, points: 5 } });
   });
 
   it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {

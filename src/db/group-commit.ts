@@ -2,6 +2,7 @@ import { close, fdatasync, open } from 'node:fs';
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { begin, end, settled } from './transaction.ts';
+import { frameKept, frameOpened, frameUndone } from './rollback-hooks.ts';
 
 interface PendingWrite {
   work: () => unknown;
@@ -187,17 +188,23 @@ export class GroupCommitter {
       begin(db);
       for (const write of batch) {
         savepoint.run();
+        frameOpened(db);
         try {
           const value = settled(write.work());
           release.run();
+          frameKept(db);
           outcomes.push({ ok: true, value });
         } catch (error) {
           // Some errors (I/O, disk full) make SQLite abandon the whole transaction; then nothing
           // of this batch can be committed.
-          if (!db.inTransaction) throw error;
+          if (!db.inTransaction) {
+            frameUndone(db);
+            throw error;
+          }
           // Only this write's changes are undone.
           stmt(db, 'ROLLBACK TO unit').run();
           release.run();
+          frameUndone(db);
           outcomes.push({ ok: false, error });
         }
       }

@@ -1,6 +1,7 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { transactionBegan, transactionEnded } from './cache-version.ts';
+import { frameKept, frameOpened, frameUndone } from './rollback-hooks.ts';
 
 /** Transaction work must finish before its COMMIT or RELEASE. */
 export function settled<T>(result: T): T {
@@ -12,14 +13,21 @@ export function settled<T>(result: T): T {
 export function begin(db: Db): void {
   stmt(db, 'BEGIN IMMEDIATE').run();
   transactionBegan(db);
+  frameOpened(db);
 }
 
 /** COMMIT, or ROLLBACK when `commit` is false or the COMMIT fails; a transaction SQLite already abandoned is left as it is. */
 export function end(db: Db, commit: boolean): void {
+  let committed = false;
   try {
-    if (commit) stmt(db, 'COMMIT').run();
+    if (commit) {
+      stmt(db, 'COMMIT').run();
+      committed = true;
+    }
   } finally {
     if (db.inTransaction) stmt(db, 'ROLLBACK').run();
+    if (committed) frameKept(db);
+    else frameUndone(db);
     transactionEnded(db);
   }
 }
@@ -47,9 +55,11 @@ export function atomically<T>(db: Db, work: () => T): T {
 function inSavepoint<T>(db: Db, work: () => T): T {
   // Savepoints of one name nest: RELEASE and ROLLBACK TO name the innermost one.
   stmt(db, 'SAVEPOINT atomically').run();
+  frameOpened(db);
   try {
     const result = settled(work());
     stmt(db, 'RELEASE atomically').run();
+    frameKept(db);
     return result;
   } catch (error) {
     // Some errors (I/O, disk full) make SQLite abandon the whole transaction: nothing is left to undo.
@@ -57,6 +67,7 @@ function inSavepoint<T>(db: Db, work: () => T): T {
       stmt(db, 'ROLLBACK TO atomically').run();
       stmt(db, 'RELEASE atomically').run();
     }
+    frameUndone(db);
     throw error;
   }
 }
