@@ -37,8 +37,8 @@ export class StorageError extends Error {
  * Nothing is acknowledged before it is durable, but the event loop never waits for the disk: with
  * synchronous=FULL (the default) a batch COMMITs without SQLite's fsync (NORMAL for that
  * transaction, safe in WAL mode), then an fdatasync of the WAL runs on a thread of libuv's pool, and
- * only once it returns do the batch's promises settle. One sync covers every batch committed before
- * it started; batches committed meanwhile share the next one. The fsync in the COMMIT was the
+ * only once it returns do the batch's promises settle. Writes queued while a sync runs commit
+ * together when it returns, as they gathered behind the blocking fsync before. The fsync in the COMMIT was the
  * largest part of the award p99 at 1,000/s once checkpoints left the event loop (bench/README.md).
  * A read may see a committed write a few milliseconds before it is durable; anything that acts on
  * a write (its answer, a webhook runner's claim of its event) waits for the sync.
@@ -133,6 +133,9 @@ export class GroupCommitter {
 
   #flush(): void {
     this.#scheduled = false;
+    // One batch at a time in the sync: writes queued meanwhile commit together when it returns,
+    // as they gathered behind a blocking fsync before (small batches each rewrote the same hot pages).
+    if (this.#syncing) return;
     const now = this.#now();
     // Requests first; when both wait, turns alternate, so a steady stream of requests slows the
     // background down without ever stopping it.
@@ -163,21 +166,15 @@ export class GroupCommitter {
     else this.#settleIdle();
   }
 
-  /** Batches committed since the running sync started: they settle after the next one. */
-  #waitingForSync: ((error: Error | null) => void)[] = [];
   #syncing = false;
 
-  /**
-   * fdatasync of the WAL on a thread of libuv's pool, covering every batch committed before it
-   * started; the batches committed while it runs wait for the next one.
-   */
-  #sync(): void {
-    const settling = this.#waitingForSync.splice(0);
+  /** fdatasync of the WAL on a thread of libuv's pool, for the batch just committed; then `settle` it. */
+  #sync(settle: (error: Error | null) => void): void {
     this.#syncing = true;
     const done = (error: Error | null) => {
       this.#syncing = false;
-      for (const settle of settling) settle(error);
-      if (this.#waitingForSync.length > 0) this.#sync();
+      settle(error);
+      if (this.#queue.length > 0 || this.#background.length > 0) this.#schedule();
       else this.#settleIdle();
     };
     this.#syncWal(`${this.#db.name}-wal`, done);
@@ -249,7 +246,6 @@ export class GroupCommitter {
       settle(null);
       return;
     }
-    this.#waitingForSync.push(settle);
-    if (!this.#syncing) this.#sync();
+    this.#sync(settle);
   }
 }
