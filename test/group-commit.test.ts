@@ -126,37 +126,6 @@ describe('GroupCommitter', () => {
     await expect(late).rejects.toBeInstanceOf(StorageError);
   });
 
-  it('answers only once the WAL is synced, off the event loop, and a failed sync fails the batch', async () => {
-    const held: (() => void)[] = [];
-    let failNext = false;
-    const committer = new GroupCommitter(db, {
-      syncWal: (path, done) => {
-        expect(path).toBe(`${db.name}-wal`);
-        held.push(() => done(failNext ? new Error('EIO: the disk failed') : null));
-      },
-    });
-    let answered = false;
-    const write = committer.run(insert(21)).then((value) => {
-      answered = true;
-      return value;
-    });
-    while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    // Committed (another connection sees it), yet not answered while the disk has not confirmed it.
-    expect(visible()).toEqual([21]);
-    expect(answered).toBe(false);
-    // A write queued while that sync runs commits once it returns, with its own sync.
-    const next = committer.run(insert(22));
-    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
-    expect(visible()).toEqual([21]);
-    held.shift()!();
-    expect(await write).toBe(1);
-    while (held.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    expect(visible()).toEqual([21, 22]);
-    failNext = true;
-    held.shift()!();
-    await expect(next).rejects.toBeInstanceOf(StorageError);
-  });
-
   it('drain() waits for background writes too', async () => {
     const committer = new GroupCommitter(db);
     void committer.background(insert(8));

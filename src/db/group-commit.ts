@@ -4,14 +4,6 @@ import { stmt } from './statements.ts';
 import { begin, end, settled } from './transaction.ts';
 import { frameKept, frameOpened, frameUndone } from './rollback-hooks.ts';
 
-/** fdatasync of one file, on a thread of libuv's pool. */
-function syncFile(path: string, done: (error: Error | null) => void): void {
-  open(path, 'r', (error, fd) => {
-    if (error) return done(error);
-    fdatasync(fd, (syncError) => close(fd, () => done(syncError)));
-  });
-}
-
 interface PendingWrite {
   work: () => unknown;
   // biome-ignore lint/suspicious/noExplicitAny: each write's promise has its own T; the queue holds them side by side
@@ -31,22 +23,19 @@ export class StorageError extends Error {
 /**
  * Group commit: writes submitted during one turn of the event loop run together in a single
  * BEGIN IMMEDIATE … COMMIT, each inside its own SAVEPOINT so a failing write rolls back only
- * itself; and because batches run one after another on one connection, balance updates stay
+ * itself. Every promise settles only after the COMMIT, so nothing is acknowledged before it is
+ * durable. One fsync then covers many writes, which is what lets synchronous=FULL keep up with
+ * HTTP; and because batches run one after another on one connection, balance updates stay
  * serialized without locks.
- *
- * Nothing is acknowledged before it is durable, but the event loop never waits for the disk: with
- * synchronous=FULL (the default) a batch COMMITs without SQLite's fsync (NORMAL for that
- * transaction, safe in WAL mode), then an fdatasync of the WAL runs on a thread of libuv's pool, and
- * only once it returns do the batch's promises settle. Writes queued while a sync runs commit
- * together when it returns, as they gathered behind the blocking fsync before. The fsync in the COMMIT was the
- * largest part of the award p99 at 1,000/s once checkpoints left the event loop (bench/README.md).
- * A read may see a committed write a few milliseconds before it is durable; anything that acts on
- * a write (its answer, a webhook runner's claim of its event) waits for the sync.
  *
  * Background writes (the webhook runner's claims and outcomes) wait in a lane of their own: a
  * turn commits either the requests' writes or a small batch of background ones (requests first;
  * when both wait, turns alternate), so an award never waits behind a drain's outcomes in its own
- * batch, and behind at most one small background batch before it.
+ * batch, and behind at most one small background batch before it. Their COMMIT skips the fsync
+ * (synchronous=NORMAL for that transaction, safe in WAL mode): they record work that is done at
+ * least once anyway, so losing the last ones on power loss only sends those deliveries again,
+ * and the next request's fsync makes them durable with it. The fsync on this path was most of
+ * the time the event loop spent blocked while a backlog drained.
  */
 export class GroupCommitter {
   readonly #db: Db;
@@ -69,12 +58,9 @@ export class GroupCommitter {
   readonly #synchronous: number;
 
   readonly #onBatch: ((size: number) => void) | undefined;
-  readonly #syncWal: (path: string, done: (error: Error | null) => void) => void;
 
   constructor(db: Db, options: {
     maxBatch?: number; maxBackgroundBatch?: number; backgroundDelayMs?: number; now?: () => number; onBatch?: (size: number) => void;
-    /** The disk's side of the sync (tests hold it back or fail it). */
-    syncWal?: (path: string, done: (error: Error | null) => void) => void;
   } = {}) {
     this.#db = db;
     this.#maxBatch = options.maxBatch ?? 500;
@@ -82,7 +68,6 @@ export class GroupCommitter {
     this.#backgroundDelayMs = options.backgroundDelayMs ?? 20;
     this.#now = options.now ?? (() => performance.now());
     this.#onBatch = options.onBatch;
-    this.#syncWal = options.syncWal ?? syncFile;
     this.#synchronous = db.pragma('synchronous', { simple: true }) as number;
     // SQLite copies what a savepoint may have to undo to a sub-journal, and moves it to a
     // temporary file once it passes 64 KiB; the rest of the batch then writes every page it copies
@@ -98,7 +83,7 @@ export class GroupCommitter {
     return this.#foregroundWrites;
   }
 
-  /** Queues synchronous `work` for the next batch; resolves with its result once committed and durable. */
+  /** Queues synchronous `work` for the next batch; resolves with its result once committed. */
   run<T>(work: () => T): Promise<T> {
     this.#foregroundWrites++;
     return new Promise<T>((resolve, reject) => {
@@ -109,7 +94,7 @@ export class GroupCommitter {
 
   /**
    * Queues background `work`: committed in a turn with no request's write waiting, in batches of
-   * at most `maxBackgroundBatch` (see the class comment).
+   * at most `maxBackgroundBatch`, without an fsync of its own (see the class comment).
    */
   background<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -119,9 +104,9 @@ export class GroupCommitter {
     });
   }
 
-  /** Resolves once every write queued so far has been committed and synced (or failed). */
+  /** Resolves once every write queued so far has been committed (or failed). */
   drain(): Promise<void> {
-    if (this.#queue.length === 0 && this.#background.length === 0 && !this.#scheduled && !this.#syncing) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#background.length === 0 && !this.#scheduled) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
@@ -133,9 +118,6 @@ export class GroupCommitter {
 
   #flush(): void {
     this.#scheduled = false;
-    // One batch at a time in the sync: writes queued meanwhile commit together when it returns,
-    // as they gathered behind a blocking fsync before (small batches each rewrote the same hot pages).
-    if (this.#syncing) return;
     const now = this.#now();
     // Requests first; when both wait, turns alternate, so a steady stream of requests slows the
     // background down without ever stopping it.
@@ -144,7 +126,7 @@ export class GroupCommitter {
     if (foreground) {
       const batch = this.#queue.splice(0, this.#maxBatch);
       this.#onBatch?.(batch.length);
-      this.#commit(batch);
+      this.#commit(batch, true);
       this.#foregroundAt = now;
     } else if (this.#background.length > 0) {
       // While requests come, background writes gather for up to backgroundDelayMs into one larger
@@ -159,33 +141,33 @@ export class GroupCommitter {
         }, waitMs);
         return;
       }
-      this.#commit(this.#background.splice(0, this.#maxBackgroundBatch));
+      this.#commit(this.#background.splice(0, this.#maxBackgroundBatch), false);
       this.#backgroundSince = now;
     }
     if (this.#queue.length > 0 || this.#background.length > 0) this.#schedule();
-    else this.#settleIdle();
+    else for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  #syncing = false;
-
-  /** fdatasync of the WAL on a thread of libuv's pool, for the batch just committed; then `settle` it. */
-  #sync(settle: (error: Error | null) => void): void {
-    this.#syncing = true;
-    const done = (error: Error | null) => {
-      this.#syncing = false;
-      settle(error);
-      if (this.#queue.length > 0 || this.#background.length > 0) this.#schedule();
-      else this.#settleIdle();
+  #preflushing = false;
+  /**
+   * Flushes the WAL pages a background batch wrote, on a thread of libuv's pool, so the next
+   * request's fsync (which blocks the event loop) finds them already on disk instead of writing
+   * them itself: while a backlog drained, an award's commit took 10-20 ms flushing the drain's
+   * pages. An extra fsync changes nothing SQLite relies on; one at a time.
+   */
+  #preflush(): void {
+    if (this.#preflushing || this.#db.memory) return;
+    this.#preflushing = true;
+    const done = () => {
+      this.#preflushing = false;
     };
-    this.#syncWal(`${this.#db.name}-wal`, done);
+    open(`${this.#db.name}-wal`, 'r', (error, fd) => {
+      if (error) return done();
+      fdatasync(fd, () => close(fd, done));
+    });
   }
 
-  #settleIdle(): void {
-    if (this.#queue.length > 0 || this.#background.length > 0 || this.#scheduled || this.#syncing) return;
-    for (const resolve of this.#idle.splice(0)) resolve();
-  }
-
-  #commit(batch: PendingWrite[]): void {
+  #commit(batch: PendingWrite[], durable: boolean): void {
     if (batch.length === 0) return;
     const db = this.#db;
     if (!db.open) {
@@ -199,9 +181,8 @@ export class GroupCommitter {
     // Looked up once per batch rather than once per write: the savepoint pair runs for every write.
     const savepoint = stmt(db, 'SAVEPOINT unit');
     const release = stmt(db, 'RELEASE unit');
-    // NORMAL (1) skips the commit's fsync in WAL mode; the sync then runs off the event loop.
-    // Never stronger than the connection's own setting.
-    const relaxed = this.#synchronous > 1 && !db.memory;
+    // NORMAL (1) skips the commit's fsync in WAL mode; never stronger than the connection's own.
+    const relaxed = !durable && this.#synchronous > 1;
     if (relaxed) stmt(db, 'PRAGMA synchronous = NORMAL').run();
     try {
       begin(db);
@@ -236,16 +217,11 @@ export class GroupCommitter {
     } finally {
       if (relaxed) stmt(db, `PRAGMA synchronous = ${this.#synchronous}`).run();
     }
-    const settle = (syncError: Error | null) => batch.forEach((write, i) => {
+    if (relaxed) this.#preflush();
+    batch.forEach((write, i) => {
       const outcome = outcomes[i]!;
-      if (syncError) write.reject(new StorageError(syncError));
-      else if (outcome.ok) write.resolve(outcome.value);
+      if (outcome.ok) write.resolve(outcome.value);
       else write.reject(outcome.error);
     });
-    if (!relaxed) {
-      settle(null);
-      return;
-    }
-    this.#sync(settle);
   }
 }
