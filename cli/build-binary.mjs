@@ -154,7 +154,6 @@ async function bundle(work) {
   await build({ ...common, entryPoints: [join(ROOT, 'cli/main.ts')], outfile: join(work, 'punchcard.cjs'), external: ['listhen'] });
   await build({ ...common, entryPoints: [join(ROOT, 'node_modules/listhen/dist/index.mjs')], outfile: join(work, 'listhen.cjs') });
   await build({ ...common, entryPoints: [join(ROOT, 'src/replication/relay.ts')], outfile: join(work, 'relay.cjs') });
-  await build({ ...common, entryPoints: [join(ROOT, 'src/db/checkpoint-worker.ts')], outfile: join(work, 'checkpoint-worker.cjs') });
 }
 
 export async function buildBinary() {
@@ -174,7 +173,6 @@ export async function buildBinary() {
     'package.json': join(ROOT, 'package.json'),
     'migrations.json': join(work, 'migrations.json'),
     'dist/relay.cjs': join(work, 'relay.cjs'),
-    'dist/checkpoint-worker.cjs': join(work, 'checkpoint-worker.cjs'),
     'dist/listhen.cjs': join(work, 'listhen.cjs'),
     'better_sqlite3.node': addon,
     // /docs serves Redoc's standalone bundle from the package; the executable carries it.

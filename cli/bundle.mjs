@@ -1,5 +1,5 @@
 // Builds dist/: the CLI and server bundled into one file (dist/punchcard.mjs), the replication
-// relay's worker (dist/relay.mjs), the checkpoint thread (dist/checkpoint-worker.mjs), the SDK (dist/sdk.mjs, `punchcard/sdk`) and the browser widget (dist/public/). Run by `npm ci` (the
+// relay's worker (dist/relay.mjs), the SDK (dist/sdk.mjs, `punchcard/sdk`) and the browser widget (dist/public/). Run by `npm ci` (the
 // "prepare" script), `npm run build`, and before the tests; never when the server or the CLI starts.
 // The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
 // (both development dependencies, like esbuild).
@@ -8,9 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = `${ROOT}dist/`;
-const ENTRIES = {
-  punchcard: `${ROOT}cli/main.ts`, relay: `${ROOT}src/replication/relay.ts`, 'checkpoint-worker': `${ROOT}src/db/checkpoint-worker.ts`, sdk: `${ROOT}sdk/index.ts`,
-};
+const ENTRIES = { punchcard: `${ROOT}cli/main.ts`, relay: `${ROOT}src/replication/relay.ts`, sdk: `${ROOT}sdk/index.ts` };
 
 export async function build() {
   const { build: esbuild } = await import('esbuild');

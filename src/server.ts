@@ -5,7 +5,6 @@ import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
 import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
-import { Checkpointer } from './db/checkpointer.ts';
 import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { countRealProjects, createProject, type CreatedProject } from './domain/project/projects.ts';
@@ -106,8 +105,6 @@ export interface RunningServer {
   replication: Replication | null;
   /** WAL and free-page housekeeping; null with Litestream, which then owns checkpoints. */
   maintenance: StorageMaintenance | null;
-  /** The checkpoint thread; null with Litestream. */
-  checkpointer: Checkpointer | null;
   close(): Promise<void>;
 }
 
@@ -196,9 +193,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // still creates the Default project and shows its keys. The demo shop's project does not count.
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  // Without Litestream, WAL checkpoints run on a thread of their own (src/db/checkpointer.ts).
-  const checkpointer = maintenance ? new Checkpointer(db, options.db) : null;
-  checkpointer?.once('failed', (error) => log.warn(`storage: the checkpoint thread failed (${error.message}); the server checkpoints by itself again`));
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
   // The runner's writes go in the committer's background lane and it slows down while requests come (docs/webhooks.md).
@@ -220,7 +214,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     coupons,
     replication,
     maintenance,
-    checkpointer,
     /**
      * Stops taking requests and answers those in flight (their writes commit), stops the scheduler
      * and the webhook runner (waiting for what they are doing), then closes the database and lets
@@ -235,7 +228,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await committer.drain();
       server.closeAllConnections();
       await closed;
-      await checkpointer?.stop();
       store.close();
       await replication?.stop(); // after the last write, so Litestream's last sync ships it
       lock.release();
