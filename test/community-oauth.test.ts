@@ -50,7 +50,9 @@ describe('Discord account linking', () => {
   it('refuses a callback with a bad, altered or expired state, and a denied authorisation', async () => {
     const state = (await start('ann')).searchParams.get('state')!;
     discord.users.push({ code: 'code-ann', id: '100000000000000001', username: 'ann_d' });
-    const queries: Record<string, string>[] = [{ code: 'code-ann', state: 'nonsense' }, { code: 'code-ann', state: `${state.slice(0, -2)}AA` }, { code: 'code-ann' }, { error: 'access_denied', state }];
+    // One character changed, never to itself (a state that ended in "AA" once made this the same state).
+    const altered = `${state.slice(0, -2)}${state.at(-2) === 'A' ? 'B' : 'A'}${state.at(-1)}`;
+    const queries: Record<string, string>[] = [{ code: 'code-ann', state: 'nonsense' }, { code: 'code-ann', state: altered }, { code: 'code-ann' }, { error: 'access_denied', state }];
     for (const query of queries) {
       const res = await callback(query);
       expect(res.status, JSON.stringify(query)).toBe(400);
