@@ -485,7 +485,7 @@ describe('one init (speed)', () => {
 });
 
 describe('screenshots', () => {
-  it('shows the home and the quests in English, German and Arabic at desktop and phone sizes', async () => {
+  it('shows the home and the quests in English, German and Arabic at desktop and phone sizes, and the English leaderboard', async () => {
     try {
       for (const language of ['en', 'de', 'ar']) {
         for (const [width, height] of SIZES) {
@@ -495,6 +495,10 @@ describe('screenshots', () => {
           await page.screenshot({ path: join(ARTIFACTS, `widget-home-${language}-${width}.png`) });
           await section('quests', language);
           await page.screenshot({ path: join(ARTIFACTS, `widget-quests-${language}-${width}.png`) });
+          if (language === 'en') {
+            await section('leaderboard', language);
+            await page.screenshot({ path: join(ARTIFACTS, `widget-leaderboard-${language}-${width}.png`) });
+          }
         }
       }
     } finally {
