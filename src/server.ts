@@ -14,7 +14,7 @@ import type { AppContext } from './http/context.ts';
 import { Guard, type GuardOptions } from './http/guard.ts';
 import { withSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
-import { createMetrics } from './http/metrics.ts';
+import { Metrics } from './http/metrics.ts';
 import { trackInFlight } from './http/in-flight.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -151,7 +151,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
-  const metrics = createMetrics(db, options.db);
+  const metrics = new Metrics(db, options.db);
   const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batch(size) });
   let url = '';
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),

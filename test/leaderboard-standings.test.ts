@@ -34,6 +34,16 @@ const recounted = () => (shop.ctx.db.prepare(`SELECT m.external_id || ':' || t.p
   WHERE t.board = 0 ORDER BY t.points DESC, t.reached_at, t.member_id`).pluck().all());
 const award = (db: typeof shop.ctx.db, externalId: string, amount: number) =>
   adjustPoints(db, shop.projectId, externalId, { amount }, 'test', clock.now());
+/** An award through a connection of its own, as the CLI makes one while the server runs. */
+function awardElsewhere(externalId: string, amount: number): void {
+  const cli = openDatabase(shop.dbPath);
+  try {
+    clock.advance(1000);
+    award(cli, externalId, amount);
+  } finally {
+    cli.close();
+  }
+}
 
 describe('leaderboard standings held in memory', () => {
   it('show nothing of an award whose transaction rolls back', async () => {
@@ -76,13 +86,7 @@ describe('leaderboard standings held in memory', () => {
   });
 
   it('read again what another process wrote, as the CLI does while the server runs', async () => {
-    const cli = openDatabase(shop.dbPath);
-    try {
-      clock.advance(1000);
-      award(cli, 'dan', 40);
-    } finally {
-      cli.close();
-    }
+    awardElsewhere('dan', 40);
     expect(await shown()).toEqual(['dan:40', 'ann:25', 'bob:20', 'cat:3']);
     expect(await rank('dan')).toEqual({ rank: 1, points: 40 });
     // And it keeps following the server's own awards afterwards.
@@ -100,13 +104,7 @@ describe('leaderboard standings held in memory', () => {
       award(shop.ctx.db, 'bob', 500);
       throw new Error('abandoned');
     })).toThrow('abandoned');
-    const cli = openDatabase(shop.dbPath);
-    try {
-      clock.advance(1000);
-      award(cli, 'ann', 1);
-    } finally {
-      cli.close();
-    }
+    awardElsewhere('ann', 1);
     expect(await shown()).toEqual(recounted());
     expect(await shown()).toEqual(['dan:40', 'ann:26', 'cat:25', 'bob:20']);
   });

@@ -13,11 +13,6 @@ type PromClient = typeof import('prom-client');
 /** Counts kept at most before prom-client is loaded anyway. */
 const PENDING_LIMIT = 1000;
 
-/** A server's metrics; prom-client is loaded after the first answer (see Metrics), never by the CLI's other commands. */
-export function createMetrics(db: Db, dbPath: string): Metrics {
-  return new Metrics(db, dbPath);
-}
-
 /** The registry and the series a server updates as it runs. */
 interface Series {
   registry: Registry;
@@ -29,7 +24,8 @@ interface Series {
 }
 
 /**
- * One server's Prometheus metrics, in its own registry (tests run several servers in one process).
+ * One server's Prometheus metrics, in its own registry (tests run several servers in one process);
+ * never loaded by the CLI's other commands.
  * What changes per request is a counter or histogram in memory; what the database knows (ledger
  * rows by type, queue depth, size) is read when /metrics is scraped, never on the request path.
  *

@@ -136,9 +136,10 @@ export function superviseLitestream(options: SupervisorOptions): Replication {
     // SIGTERM cancels Litestream's context: a checkpoint it was running then fails on the way out.
     // Its last sync has shipped the WAL by then (the replica is checked in test/shutdown.test.ts),
     // so at shutdown that failure is a note, not an error an operator should chase.
-    if (stopping && line.level === 'ERROR' && summary(line).includes('context canceled')) log.info(`Litestream, stopping: ${summary(line)}`);
-    else if (line.level === 'ERROR' || line.level === 'WARN') noteError(summary(line));
-    else if (line.level === 'INFO' && !ROUTINE.has(line.msg)) log.info(`Litestream: ${summary(line)}`);
+    const said = summary(line);
+    if (stopping && line.level === 'ERROR' && said.includes('context canceled')) log.info(`Litestream, stopping: ${said}`);
+    else if (line.level === 'ERROR' || line.level === 'WARN') noteError(said);
+    else if (line.level === 'INFO' && !ROUTINE.has(line.msg)) log.info(`Litestream: ${said}`);
   };
 
   const start = () => {
