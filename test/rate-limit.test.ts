@@ -28,12 +28,13 @@ describe('token buckets', () => {
     expect(buckets.peek('a', rate)).toBe(30);
   });
 
-  it('keeps at most maxEntries buckets, dropping the least recently used', () => {
+  it('keeps at most maxEntries buckets, dropping the least recently used (to the second)', () => {
     const clock = new TestClock();
     const buckets = new TokenBuckets(clock.now, 3);
     const rate = parseRate('1/h', 'test')!;
     for (const key of ['a', 'b', 'c']) buckets.take(key, rate);
-    expect(buckets.peek('a', rate)).toBeGreaterThan(0); // touching a makes b the oldest
+    clock.advance(1000);
+    expect(buckets.peek('a', rate)).toBeGreaterThan(0); // touching a a second later makes b the oldest
     buckets.take('d', rate);
     expect(buckets.size).toBe(3);
     expect(buckets.peek('b', rate)).toBe(0); // b was dropped: a fresh, full bucket

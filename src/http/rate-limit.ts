@@ -4,29 +4,46 @@ import type { Rate } from '../shared/rates.ts';
 interface Bucket {
   tokens: number;
   at: number;
+  /** When it last moved to the most recently used end. */
+  movedAt: number;
 }
 
 /**
+ * A bucket moves to the most recently used end at most this often. Deleting and adding a Map entry
+ * on every request made V8 rebuild the table every few requests, and each discarded table kept the
+ * next one alive through young-generation collections (the in-flight list in in-flight.ts had the
+ * same cost); once a second keeps the order least recently used to the second.
+ */
+const MOVE_EVERY_MS = 1000;
+
+/**
  * Token buckets by key in one Map, refilled lazily from the injected clock. The Map keeps at most
- * `maxEntries` buckets, dropping the least recently used: a dropped bucket was the quietest, and
- * a full bucket is the same as none.
+ * `maxEntries` buckets, dropping the least recently used (to the second): a dropped bucket was the
+ * quietest, and a full bucket is the same as none.
  */
 export class TokenBuckets {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(private readonly clock: Clock, private readonly maxEntries = 100_000) {}
 
-  /** The bucket with its refill since the last look, moved to the most recently used end. */
+  /** The bucket with its refill since the last look, updated in place. */
   #current(key: string, rate: Rate): Bucket {
     const now = this.clock().getTime();
     const bucket = this.#buckets.get(key);
-    this.#buckets.delete(key);
-    const current = bucket
-      ? { tokens: Math.min(rate.count, bucket.tokens + (Math.max(0, now - bucket.at) * rate.count) / rate.perMs), at: now }
-      : { tokens: rate.count, at: now };
-    this.#buckets.set(key, current);
-    if (this.#buckets.size > this.maxEntries) this.#buckets.delete(this.#buckets.keys().next().value!);
-    return current;
+    if (!bucket) {
+      const fresh = { tokens: rate.count, at: now, movedAt: now };
+      this.#buckets.set(key, fresh);
+      if (this.#buckets.size > this.maxEntries) this.#buckets.delete(this.#buckets.keys().next().value!);
+      return fresh;
+    }
+    bucket.tokens = Math.min(rate.count, bucket.tokens + (Math.max(0, now - bucket.at) * rate.count) / rate.perMs);
+    bucket.at = now;
+    if (now - bucket.movedAt >= MOVE_EVERY_MS) {
+      bucket.movedAt = now;
+      this.#buckets.delete(key);
+      this.#buckets.set(key, bucket);
+    }
+    return bucket;
   }
 
   /** Whole seconds until one token is back (at least 1). */
