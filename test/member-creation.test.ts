@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atomically } from '../src/db/transaction.ts';
+import { upsertMember } from '../src/domain/members/members.ts';
+import { eraseMember } from '../src/domain/members/privacy.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 
-// A new member is one INSERT … RETURNING with its whole profile, so the search index's trigger
-// indexes it once; these check that what is indexed is still exactly the member's fields.
+// A new member is one INSERT … RETURNING with its whole profile, indexed for search once, just
+// before its transaction commits (with every other member that transaction created); these check
+// that what is indexed is exactly the member's fields as they are at the COMMIT.
 let server: TestServer;
 
 beforeAll(async () => {
@@ -43,6 +47,41 @@ describe('member creation and the search index', () => {
     const updated = await server.api.post('/api/v1/members', { externalId: 'bare-1', name: 'Ola Nordmann' });
     expect(updated.status, updated.text).toBe(200);
     expect(await search('nordmann')).toEqual(['bare-1']);
+    expect(() => indexCheck()).not.toThrow();
+  });
+
+  it('indexes the members one transaction created with their fields at its COMMIT, and none it rolled back', async () => {
+    const { db, clock } = server.ctx;
+    const projectId = db.prepare("SELECT id FROM projects WHERE name = 'Default'").pluck().get() as string;
+    const upsert = (externalId: string, name: string) => upsertMember(db, projectId, { externalId, name }, clock());
+    atomically(db, () => {
+      upsert('txn-1', 'Astrid Berg');
+      upsert('txn-1', 'Astrid Holm'); // renamed before anything was indexed
+      upsert('txn-2', 'Bjorn Dahl');
+      upsert('txn-3', 'Cecilie Vik');
+      eraseMember(db, projectId, 'txn-3', clock());
+      expect(() => atomically(db, () => {
+        upsert('txn-4', 'Dagny Moe');
+        throw new Error('refused');
+      })).toThrow('refused');
+    });
+    expect(await search('txn-')).toEqual(['txn-2', 'txn-1']);
+    expect(await search('astrid holm')).toEqual(['txn-1']);
+    expect(await search('astrid berg')).toEqual([]);
+    expect(await search('cecilie')).toEqual([]);
+    expect(await search('dagny')).toEqual([]);
+    // Renaming an indexed member re-indexes it at once.
+    upsert('txn-2', 'Bjorn Strand');
+    expect(await search('strand')).toEqual(['txn-2']);
+    expect(await search('dahl')).toEqual([]);
+    expect(() => indexCheck()).not.toThrow();
+  });
+
+  it('indexes the members created by concurrent requests, which share a group commit', async () => {
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      server.api.post('/api/v1/members', { externalId: `burst-${String(i).padStart(2, '0')}`, name: `Burst Member ${i}` })));
+    expect(created.map((res) => res.status)).toEqual(Array(20).fill(201));
+    expect((await search('burst-')).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${String(i).padStart(2, '0')}`));
     expect(() => indexCheck()).not.toThrow();
   });
 });

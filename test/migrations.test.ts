@@ -78,6 +78,28 @@ describe('migrations', () => {
     expect(memberRanks(db, 'prj_a', 'ann', 'all', new Date('2026-01-02T00:00:00.000Z')).ranks).toEqual({ all: { rank: 1, points: 5 } });
   });
 
+  it('indexes members once per transaction from 0023: members already there stay found, the insert trigger is gone', () => {
+    migrate(db, migrationsFromDir().filter((m) => m.version < 23));
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
+    const member = db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, name, created_at, updated_at)
+      VALUES (?, ?, 'prj_a', ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+    member.run(1, 'mem_1', 'ann', 'Ann Larsen'); // indexed by 0002's trigger
+    member.run(2, 'mem_2', 'bob', 'Bob Larsen');
+    // As if written past the trigger (a bulk load): 0023 indexes it.
+    db.exec("INSERT INTO members_search (members_search, rowid, external_id, email, name) VALUES ('delete', 2, 'bob', NULL, 'Bob Larsen')");
+    expect(listMembers(db, 'prj_a', { search: 'larsen', limit: 10, offset: 0 }).members.map((m) => m.externalId)).toEqual(['ann']);
+
+    migrate(db, migrationsFromDir());
+    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'members'").all() as { name: string; sql: string }[];
+    expect(triggers.map((t) => t.name)).toEqual(['members_search_update']);
+    expect(triggers[0]!.sql).toMatch(/WHEN EXISTS \(SELECT 1 FROM members_search_docsize WHERE id = old.id\)/);
+    const found = (search: string) => listMembers(db, 'prj_a', { search, limit: 10, offset: 0 }).members.map((m) => m.externalId);
+    expect(found('larsen')).toEqual(['bob', 'ann']);
+    db.prepare("UPDATE members SET name = 'Ann Berg' WHERE id = 1").run();
+    expect(found('larsen')).toEqual(['bob']);
+    expect(() => db.prepare("INSERT INTO members_search (members_search) VALUES ('integrity-check')").run()).not.toThrow();
+  });
+
   it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {
     migrate(db, migrationsFromDir().filter((m) => m.version <= 9));
     db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { GroupCommitter } from '../src/db/group-commit.ts';
 import { atomically } from '../src/db/transaction.ts';
+import { beforeCommit } from '../src/db/transaction-hooks.ts';
 
 let dir: string;
 let db: Db;
@@ -88,5 +89,63 @@ describe('atomically()', () => {
       insert(2);
     });
     expect(committed()).toEqual([2]);
+  });
+});
+
+describe('beforeCommit()', () => {
+  /** Each run of the work records whether a transaction was open and how many rows were committed then. */
+  const ran: string[] = [];
+  const work = (name: string) => () => ran.push(`${name}:${db.inTransaction}:${committed().length}`);
+
+  it('runs each key\'s work once, just before COMMIT, with the transaction open and nothing committed yet', () => {
+    ran.length = 0;
+    atomically(db, () => {
+      insert(1);
+      beforeCommit(db, 'a', work('a'));
+      atomically(db, () => beforeCommit(db, 'a', work('again')));
+      beforeCommit(db, 'b', work('b'));
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(['a:true:0', 'b:true:0']);
+    expect(committed()).toEqual([1]);
+  });
+
+  it('runs after a savepoint that asked for it rolled back, and not at all when the transaction does', () => {
+    ran.length = 0;
+    atomically(db, () => {
+      expect(() => atomically(db, () => {
+        beforeCommit(db, 'a', work('a'));
+        throw new Error('refused');
+      })).toThrow('refused');
+    });
+    expect(ran).toEqual(['a:true:0']);
+    ran.length = 0;
+    expect(() => atomically(db, () => {
+      beforeCommit(db, 'a', work('a'));
+      throw new Error('refused');
+    })).toThrow('refused');
+    atomically(db, () => insert(2));
+    expect(ran).toEqual([]);
+  });
+
+  it('runs once per group commit, and outside a transaction at once', async () => {
+    ran.length = 0;
+    const committer = new GroupCommitter(db);
+    await Promise.all([1, 2, 3].map((n) => committer.run(() => {
+      insert(n);
+      beforeCommit(db, 'a', work('a'));
+    })));
+    expect(ran).toEqual(['a:true:0']);
+    beforeCommit(db, 'a', work('now'));
+    expect(ran).toEqual(['a:true:0', 'now:false:3']);
+  });
+
+  it('rolls the whole transaction back when the work fails', () => {
+    expect(() => atomically(db, () => {
+      insert(1);
+      beforeCommit(db, 'a', () => insert(1));
+    })).toThrow(/UNIQUE/);
+    expect(committed()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
   });
 });

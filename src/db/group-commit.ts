@@ -2,7 +2,7 @@ import { close, fdatasync, open } from 'node:fs';
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { begin, end, settled } from './transaction.ts';
-import { frameKept, frameOpened, frameUndone } from './rollback-hooks.ts';
+import { frameKept, frameOpened, frameUndone } from './transaction-hooks.ts';
 
 interface PendingWrite {
   work: () => unknown;

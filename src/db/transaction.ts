@@ -1,7 +1,7 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { transactionBegan, transactionEnded } from './cache-version.ts';
-import { frameKept, frameOpened, frameUndone } from './rollback-hooks.ts';
+import { dropBeforeCommit, frameKept, frameOpened, frameUndone, runBeforeCommit } from './transaction-hooks.ts';
 
 /** Transaction work must finish before its COMMIT or RELEASE. */
 export function settled<T>(result: T): T {
@@ -16,11 +16,15 @@ export function begin(db: Db): void {
   frameOpened(db);
 }
 
-/** COMMIT, or ROLLBACK when `commit` is false or the COMMIT fails; a transaction SQLite already abandoned is left as it is. */
+/**
+ * COMMIT (after the work asked for with beforeCommit), or ROLLBACK when `commit` is false or
+ * either fails; a transaction SQLite already abandoned is left as it is.
+ */
 export function end(db: Db, commit: boolean): void {
   let committed = false;
   try {
     if (commit) {
+      runBeforeCommit(db);
       stmt(db, 'COMMIT').run();
       committed = true;
     }
@@ -28,6 +32,7 @@ export function end(db: Db, commit: boolean): void {
     if (db.inTransaction) stmt(db, 'ROLLBACK').run();
     if (committed) frameKept(db);
     else frameUndone(db);
+    dropBeforeCommit(db);
     transactionEnded(db);
   }
 }

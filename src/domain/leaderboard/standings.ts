@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.ts';
-import { onRollback } from '../../db/rollback-hooks.ts';
+import { onRollback } from '../../db/transaction-hooks.ts';
 import { stmt } from '../../db/statements.ts';
 
 /**
