@@ -8,6 +8,7 @@ import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { countRealProjects, createProject, type CreatedProject } from './domain/project/projects.ts';
+import { indexNewMembers } from './domain/members/members.ts';
 import { demoProject, NO_DEMO_PROJECT } from './domain/widget/widget-demo.ts';
 import { createApp } from './http/app.ts';
 import type { AppContext } from './http/context.ts';
@@ -192,6 +193,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
   // still creates the Default project and shows its keys. The demo shop's project does not count.
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
+  indexNewMembers(db);
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });

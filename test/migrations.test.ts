@@ -100,6 +100,18 @@ describe('migrations', () => {
     expect(() => db.prepare("INSERT INTO members_search (members_search) VALUES ('integrity-check')").run()).not.toThrow();
   });
 
+  it('indexes at server start the members written by other means (a bulk load in SQL)', async () => {
+    migrate(db, migrationsFromDir());
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
+    db.prepare(`INSERT INTO members (public_id, project_id, external_id, name, created_at, updated_at)
+      VALUES ('mem_1', 'prj_a', 'loaded-1', 'Bulk Loaded', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run();
+    const found = () => listMembers(db, 'prj_a', { search: 'bulk', limit: 10, offset: 0 }).members.map((m) => m.externalId);
+    expect(found()).toEqual([]);
+    const server = await startServer({ db: join(dir, 'punchcard.db'), port: 0, host: '127.0.0.1', logLevel: 'silent', scheduler: false, masterKey: TEST_MASTER_KEY });
+    await server.close();
+    expect(found()).toEqual(['loaded-1']);
+  });
+
   it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {
     migrate(db, migrationsFromDir().filter((m) => m.version <= 9));
     db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();

@@ -152,10 +152,11 @@ export const emitMember = (db: Db, projectId: string, type: 'member.created' | '
 
 /**
  * Indexes for search the members added since the last time: all of a transaction's new members at
- * once, just before its COMMIT (migrations/0023 says why not per insert). Those above the highest
- * indexed id are the ones waiting; erased members are never indexed.
+ * once, just before its COMMIT (migrations/0023 says why not per insert), and at server start any
+ * written outside src/db's transactions (a bulk load). Those above the highest indexed id are the
+ * ones waiting; erased members are never indexed.
  */
-function indexNewMembers(db: Db): void {
+export function indexNewMembers(db: Db): void {
   stmt(db, `INSERT INTO members_search (rowid, external_id, email, name) SELECT id, external_id, email, name FROM members
     WHERE id > (SELECT coalesce(max(id), 0) FROM members_search_docsize) AND erased_at IS NULL`).run();
 }
