@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SwapList, type SwapListEntry } from '../shared/swap-list.ts';
 
 export interface InFlight {
   /** The Node listener, counting each request until its answer is sent or its client goes away. */
@@ -11,13 +12,6 @@ export interface InFlight {
   finish(timeoutMs: number): Promise<number>;
 }
 
-interface Open {
-  req: IncomingMessage;
-  res: ServerResponse;
-  /** Its index in the list of open requests. */
-  at: number;
-}
-
 /**
  * Counts the requests being answered, so a shutdown waits for them: an award whose transaction
  * committed is answered before the process exits, instead of its socket being cut. A request
@@ -25,27 +19,19 @@ interface Open {
  * acted on, so cutting it loses nothing.
  */
 export function trackInFlight(listener: (req: IncomingMessage, res: ServerResponse) => unknown): InFlight {
-  // An array with swap-removal rather than a Map: adding and deleting a Map entry per request made
-  // V8 rebuild its table every few requests, and each discarded table kept the next one (with the
-  // requests in it) alive through young-generation collections; that garbage collection cost more
-  // per request than the rest of this file does.
-  const open: Open[] = [];
+  // Not a Map: see SwapList for what a Map's churn cost here.
+  const open = new SwapList<{ req: IncomingMessage; res: ServerResponse }>();
   let closing = false;
   let settle: (() => void) | null = null;
   // Received whole and not yet answered; requests that arrive while closing count too.
-  const busy = () => open.filter(({ req }) => req.complete).length;
-  const done = (entry: Open) => {
-    const last = open.pop()!;
-    if (last !== entry) {
-      open[entry.at] = last;
-      last.at = entry.at;
-    }
+  const busy = () => [...open].filter(({ req }) => req.complete).length;
+  const done = (entry: SwapListEntry<{ req: IncomingMessage; res: ServerResponse }>) => {
+    open.remove(entry);
     if (settle && busy() === 0) settle();
   };
   return {
     listener(req, res) {
-      const entry: Open = { req, res, at: open.length };
-      open.push(entry);
+      const entry = open.add({ req, res });
       if (closing) res.setHeader('connection', 'close');
       res.once('close', () => done(entry));
       return listener(req, res);

@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.ts';
 import type { WriteRunner } from '../domain/ledger/expiry.ts';
 import { addMs } from '../shared/clock.ts';
+import { SwapList } from '../shared/swap-list.ts';
 import type { Logger } from '../shared/log.ts';
 import type { Pacer } from './pacer.ts';
 
@@ -66,8 +67,9 @@ export class JobRunner<J extends Job, O = unknown> {
   readonly #queue: JobQueue<J, O>;
   readonly #options: RunnerOptions;
   readonly #inFlight = new Map<string, number>();
-  readonly #running = new Set<Promise<void>>();
-  readonly #recording = new Set<Promise<void>>();
+  // Lists, not Sets: one entry comes and goes per job (see SwapList).
+  readonly #running = new SwapList<Promise<void>>();
+  readonly #recording = new SwapList<Promise<void>>();
   #started = false;
   /** The next claim looks at the whole table: set at start, by the timer and by runDue. */
   #sweep = true;
@@ -177,19 +179,17 @@ export class JobRunner<J extends Job, O = unknown> {
     this.#inFlight.set(job.key, (this.#inFlight.get(job.key) ?? 0) + 1);
     const { write, clock, log } = this.#options;
     // Whatever fails here, the job stays leased and runs again when the lease expires: at least once.
-    const running: Promise<void> = this.#queue.perform(job).then((outcome) => {
-      const recording: Promise<void> = write(() => this.#queue.record(job, outcome, clock()))
+    const running = this.#running.add(this.#queue.perform(job).then((outcome) => {
+      const recording = this.#recording.add(write(() => this.#queue.record(job, outcome, clock()))
         .catch((error: unknown) => log.error('job runner: a job failed to record its outcome', error))
-        .finally(() => this.#recording.delete(recording));
-      this.#recording.add(recording);
+        .finally(() => this.#recording.remove(recording)));
     }, (error: unknown) => log.error('job runner: a job failed', error)).finally(() => {
       const left = this.#inFlight.get(job.key)! - 1;
       if (left === 0) this.#inFlight.delete(job.key);
       else this.#inFlight.set(job.key, left);
-      this.#running.delete(running);
+      this.#running.remove(running);
       this.wake();
-    });
-    this.#running.add(running);
+    }));
   }
 
   /**
