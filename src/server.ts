@@ -149,6 +149,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // Another connection held the file (a backup, a report): the conversion waits for the next start.
     log.info(`could not convert the database to incremental vacuum yet: ${(error as Error).message}`);
   }
+  try {
+    // Members written by other means (a bulk load in SQL) are searchable before the first request.
+    indexNewMembers(db);
+  } catch (error) {
+    // The file was busy: the next member created indexes them with it.
+    log.info(`could not index new members for search yet: ${(error as Error).message}`);
+  }
 
   let replication: Replication | null = null;
   let maintenance: StorageMaintenance | null = null;
@@ -193,7 +200,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Only once listening: if the port is taken, an empty database stays empty, so the next start
   // still creates the Default project and shows its keys. The demo shop's project does not count.
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
-  indexNewMembers(db);
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
     { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
