@@ -59,6 +59,8 @@ interface Slot {
   award: LoadResult;
   /** Open-loop awards, one per RATES entry. */
   steady: OpenLoopResult[];
+  /** Open-loop awards from the moment the server printed its URL (issue 31, item 10). */
+  afterStart: OpenLoopResult;
   create: LoadResult;
   search: LoadResult;
   /** Null on a tree without the route. */
@@ -81,6 +83,9 @@ async function steady(url: string, serverPid: number, load: Load): Promise<OpenL
   for (const rate of RATES) results.push(await runOpenLoop({ ...load, url, rate, warmupSeconds: Math.max(WARMUP, 1), seconds: DURATION, serverPid }));
   return results;
 }
+
+/** Awards sent from the moment a server printed its URL, as after a restart under traffic. */
+const AFTER_START = { rate: 200, seconds: 3 };
 
 /** Members in an order that spreads the requests over the whole table. */
 const spread = (members: number, path: (externalId: string) => string) =>
@@ -116,6 +121,8 @@ async function runSlot(round: number, label: 'A' | 'B', side: Side, seed: Seed):
   try {
     const { url, pid } = server;
     const authorization = `Bearer ${seed.secretKey}`;
+    // First, while the server is cold: what the requests right after a restart see.
+    const afterStart = await runOpenLoop({ ...awardLoad(seed.members, authorization), url, rate: AFTER_START.rate, warmupSeconds: 0, seconds: AFTER_START.seconds, serverPid: pid });
     const search = await closedLoop(url, pid, { method: 'GET', paths: searchPaths(seed.members), authorization }, 1);
     const rankPaths = spread(seed.members, (id) => `/api/v1/leaderboard/members/${id}`);
     const rank = await hasRoute(url, authorization, rankPaths[0]!)
@@ -124,7 +131,7 @@ async function runSlot(round: number, label: 'A' | 'B', side: Side, seed: Seed):
     const awards = await steady(url, pid, awardLoad(seed.members, authorization));
     const award = await closedLoop(url, pid, awardLoad(seed.members, authorization), CONNECTIONS);
     const create = await closedLoop(url, pid, createLoad(authorization), CONNECTIONS);
-    return { round, side: label, bare, award, steady: awards, create, search, rank };
+    return { round, side: label, bare, award, steady: awards, afterStart, create, search, rank };
   } finally {
     await stopSide(server);
     rmSync(dir, { recursive: true, force: true });
@@ -201,6 +208,10 @@ function figures(members: number): Figure[] {
       target: { text: `award p99 at ${fmt(rate)}/s minus bare's: B <= +5 ms`, met: (m) => (m.bVsBare === null ? null : m.bVsBare <= 5) },
     })),
     {
+      name: `award p99 in the first ${AFTER_START.seconds} s after start at ${AFTER_START.rate}/s`, unit: 'ms', value: (s) => s.afterStart.latencyMs.p99, cpu: (s) => s.afterStart.serverCpuUs,
+      target: { text: `award p99 in the first ${AFTER_START.seconds} s after start: B <= 100 ms`, met: (m) => (m.b === null ? null : m.b <= 100) },
+    },
+    {
       name: `member creation req/s (wrk, ${CONNECTIONS} connections)`, unit: 'req/s', value: (s) => s.create.requestsPerSecond, cpu: (s) => s.create.serverCpuUs,
       bare: { kind: 'ratio', value: throughput },
       target: { text: 'member creation / bare: B/A >= 0.9', met: (m) => (m.factor === null ? null : m.factor >= 0.9) },
@@ -223,7 +234,7 @@ function figures(members: number): Figure[] {
 // --- printing ------------------------------------------------------------------------------------
 
 const runsOf = (s: Slot): (LoadResult | OpenLoopResult)[] =>
-  [s.bare.throughput, ...s.bare.steady, s.search, ...(s.rank ? [s.rank] : []), ...s.steady, s.award, s.create];
+  [s.bare.throughput, ...s.bare.steady, s.afterStart, s.search, ...(s.rank ? [s.rank] : []), ...s.steady, s.award, s.create];
 
 const show = (unit: Figure['unit'], n: number | null) =>
   n === null ? '-' : unit === 'req/s' ? fmt(Math.round(n)) : `${fmt(Math.round(n * 100) / 100)} ms`;
