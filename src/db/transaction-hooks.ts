@@ -22,9 +22,12 @@ const commitWork = new WeakMap<Db, [key: string, work: () => void][]>();
  * per write (the member search index: see indexNewMembers).
  */
 export function beforeCommit(db: Db, key: string, work: () => void): void {
+  if (!db.inTransaction) {
+    work();
+    return;
+  }
   const pending = commitWork.get(db);
-  if (!db.inTransaction) work();
-  else if (!pending) commitWork.set(db, [[key, work]]);
+  if (!pending) commitWork.set(db, [[key, work]]);
   else if (!pending.some(([asked]) => asked === key)) pending.push([key, work]);
 }
 

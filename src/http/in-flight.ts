@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SwapList, type SwapListEntry } from '../shared/swap-list.ts';
+import { SwapList } from '../shared/swap-list.ts';
 
 export interface InFlight {
   /** The Node listener, counting each request until its answer is sent or its client goes away. */
@@ -25,15 +25,14 @@ export function trackInFlight(listener: (req: IncomingMessage, res: ServerRespon
   let settle: (() => void) | null = null;
   // Received whole and not yet answered; requests that arrive while closing count too.
   const busy = () => [...open].filter(({ req }) => req.complete).length;
-  const done = (entry: SwapListEntry<{ req: IncomingMessage; res: ServerResponse }>) => {
-    open.remove(entry);
-    if (settle && busy() === 0) settle();
-  };
   return {
     listener(req, res) {
       const entry = open.add({ req, res });
       if (closing) res.setHeader('connection', 'close');
-      res.once('close', () => done(entry));
+      res.once('close', () => {
+        open.remove(entry);
+        if (settle && busy() === 0) settle();
+      });
       return listener(req, res);
     },
     finish(timeoutMs) {

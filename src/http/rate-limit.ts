@@ -9,10 +9,9 @@ interface Bucket {
 }
 
 /**
- * A bucket moves to the most recently used end at most this often. Deleting and adding a Map entry
- * on every request made V8 rebuild the table every few requests, and each discarded table kept the
- * next one alive through young-generation collections (the in-flight list in in-flight.ts had the
- * same cost); once a second keeps the order least recently used to the second.
+ * A bucket moves to the most recently used end at most this often: deleting and adding its Map
+ * entry on every request cost garbage collection (SwapList says how). Once a second keeps the order
+ * least recently used to the second.
  */
 const MOVE_EVERY_MS = 1000;
 
