@@ -94,7 +94,7 @@ async function buildLedger(store: Store, projectId: string) {
     SELECT 'mem_bench' || i, ?, 'member-' || i, 'Member ' || i, '2025-12-01T00:00:00.000Z', '2025-12-01T00:00:00.000Z' FROM seq`).run(MEMBERS, projectId);
   const firstMember = db.prepare('SELECT min(id) FROM members WHERE project_id = ?').pluck().get(projectId) as number;
   // Indexes are dropped for the bulk load and rebuilt once afterwards.
-  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('transactions', 'leaderboard_totals') AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+  const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'transactions' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
   for (const index of indexes) db.exec(`DROP INDEX ${index.name}`);
   const spanSeconds = 90 * 86_400;
   const nowSeconds = NOW.getTime() / 1000;
@@ -103,17 +103,20 @@ async function buildLedger(store: Store, projectId: string) {
     SELECT 'txn_bench' || i, @projectId, @first + abs(random()) % @members, 1 + abs(random()) % 100, 0, 'EARNED', 'quest', 'bench',
       strftime('%Y-%m-%dT%H:%M:%fZ', @nowSeconds - @span + (i * @span) / @n, 'unixepoch') FROM seq`)
     .run({ n: TRANSACTIONS, projectId, first: firstMember, members: MEMBERS, nowSeconds, span: spanSeconds });
-  // The boards of migrations/0011: period * 10^8 + the period's first day as YYYYMMDD (0: all time).
-  const totals = (board: string) => db.prepare(`INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
-    SELECT member_id, ${board} AS b, project_id, sum(amount), max(CAST(strftime('%s', created_at) AS INTEGER) * 1000 + CAST(substr(created_at, 21, 3) AS INTEGER))
-    FROM transactions WHERE project_id = ? GROUP BY member_id, b`).run(projectId);
+  // Each member's totals on their row (migrations/0024): all time, and the latest month, week and
+  // day with their boards (period * 10^8 + the period's first day as YYYYMMDD; the project is UTC).
+  const at = "CAST(strftime('%s', created_at) AS INTEGER) * 1000 + CAST(substr(created_at, 21, 3) AS INTEGER)";
+  db.prepare(`UPDATE members SET points = t.points, total_points_earned = t.points, all_reached_at = t.at
+    FROM (SELECT member_id, sum(amount) AS points, max(${at}) AS at FROM transactions WHERE project_id = ? GROUP BY member_id) t
+    WHERE t.member_id = members.id`).run(projectId);
   const firstDay = (date: string) => `CAST(strftime('%Y%m%d', ${date}) AS INTEGER)`;
-  totals('0');
-  totals(`100000000 + ${firstDay("created_at, 'start of month'")}`);
-  totals(`200000000 + ${firstDay("created_at, 'weekday 0', '-6 days'")}`); // the project is UTC: the Monday of the UTC week
-  totals(`300000000 + ${firstDay('created_at')}`);
-  db.prepare(`UPDATE members SET points = t.points, total_points_earned = t.points FROM leaderboard_totals t
-    WHERE t.member_id = members.id AND t.board = 0`).run();
+  const latest = (kind: string, board: string) => db.prepare(`UPDATE members SET ${kind}_board = t.board, ${kind}_points = t.points,
+    ${kind}_reached_at = t.at FROM (SELECT member_id, max(board) AS board, points, at FROM (SELECT member_id, ${board} AS board,
+      sum(amount) AS points, max(${at}) AS at FROM transactions WHERE project_id = ? GROUP BY member_id, board) GROUP BY member_id) t
+    WHERE t.member_id = members.id`).run(projectId);
+  latest('month', `100000000 + ${firstDay("created_at, 'start of month'")}`);
+  latest('week', `200000000 + ${firstDay("created_at, 'weekday 0', '-6 days'")}`); // the Monday of the UTC week
+  latest('day', `300000000 + ${firstDay('created_at')}`);
   for (const index of indexes) db.exec(index.sql);
   db.exec('ANALYZE');
   db.pragma('synchronous = FULL');
@@ -126,14 +129,13 @@ async function leaderboardLatency() {
   const { project } = createProject(db, store.box, { name: 'Bench' }, NOW);
   const built = await buildLedger(store, project.id);
   // Members on the current board of the period (the data ends at NOW, so the current key is the latest).
-  // A board's period is board / 10^8, numbered in the order of PERIODS.
-  const rows = (period: (typeof PERIODS)[number]) => db.prepare(`SELECT count(*) FROM leaderboard_totals
-    WHERE board = (SELECT max(board) FROM leaderboard_totals WHERE board / 100000000 = ?)`).pluck().get(PERIODS.indexOf(period)) as number;
+  const rows = (period: (typeof PERIODS)[number]) => db.prepare(period === 'all' ? 'SELECT count(*) FROM members WHERE total_points_earned > 0'
+    : `SELECT count(*) FROM members WHERE ${period}_board = (SELECT max(${period}_board) FROM members)`).pluck().get() as number;
   const boards = Object.fromEntries(PERIODS.map((period) => [period, {
     members: rows(period),
     top10: timed(300, () => leaderboard(db, project.id, { period, limit: 10 }, NOW)),
     top100: timed(300, () => leaderboard(db, project.id, { period, limit: 100 }, NOW)),
-    // One member's rank in this period (counts everyone ahead of them on the index).
+    // One member's rank in this period (counts everyone ahead of them on the board).
     memberRank: timed(300, (i) => memberRanks(db, project.id, `member-${1 + ((i * 7919) % MEMBERS)}`, period, NOW)),
   }]));
   // A member's rank in all four periods at once (GET /leaderboard/members/{externalId} without period).

@@ -4,8 +4,7 @@
 //    of the answer it replaces.
 // 2. The purge once they expire: time each batch of PURGE_BATCH holds the write lock (BEGIN
 //    IMMEDIATE … COMMIT), and the WAL it leaves.
-// 3. Leaderboard totals: rows before and after pruning 120 days of awards, and the batch times.
-// 4. The WAL after a burst while a reader held a snapshot, then after the maintenance tick once
+// 3. The WAL after a burst while a reader held a snapshot, then after the maintenance tick once
 //    writes paused.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,6 @@ import { atomically } from '../src/db/transaction.ts';
 import { QUIET_MS, StorageMaintenance } from '../src/db/maintenance.ts';
 import { DAY_MS } from '../src/shared/clock.ts';
 import { once, purgeIdempotencyKeys, PURGE_BATCH, requestFingerprint } from '../src/domain/ledger/idempotency.ts';
-import { LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../src/domain/leaderboard/leaderboard.ts';
 import { adjustPoints } from '../src/domain/ledger/ledger.ts';
 import { upsertMember } from '../src/domain/members/members.ts';
 import { createProject } from '../src/domain/project/projects.ts';
@@ -75,18 +73,7 @@ try {
   }
   console.log(`purge of ${keys} keys, ${PURGE_BATCH} per transaction: ${stats(purgeMs)}; WAL after it ${mb(wal())}`);
 
-  // 3. Leaderboards.
-  const totals = () => db.prepare('SELECT count(*) FROM leaderboard_totals').pluck().get() as number;
-  const before = totals();
-  const pruneMs: number[] = [];
-  for (let n = LEADERBOARD_PRUNE_BATCH; n === LEADERBOARD_PRUNE_BATCH;) {
-    const batch = timed(db, () => pruneLeaderboards(db, end, LEADERBOARD_PRUNE_BATCH));
-    n = batch.n;
-    pruneMs.push(batch.ms);
-  }
-  console.log(`leaderboard totals: ${before} rows for ${MEMBERS} members over 120 days, ${totals()} after pruning, ${LEADERBOARD_PRUNE_BATCH} per transaction: ${stats(pruneMs)}`);
-
-  // 4. A burst while a reader holds a snapshot, then the maintenance tick once writes pause.
+  // 3. A burst while a reader holds a snapshot, then the maintenance tick once writes pause.
   const maintenance = new StorageMaintenance(db, path);
   const reader = new Database(path, { readonly: true });
   reader.prepare('BEGIN').run();

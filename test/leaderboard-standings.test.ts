@@ -30,8 +30,8 @@ const shown = async (period = 'all') => {
 };
 const rank = async (externalId: string) => (await shop.api.get(`/api/v1/leaderboard/members/${externalId}?period=day`)).body.ranks.day;
 /** The board as the database orders it, for comparison with what the server holds. */
-const recounted = () => (shop.ctx.db.prepare(`SELECT m.external_id || ':' || t.points FROM leaderboard_totals t JOIN members m ON m.id = t.member_id
-  WHERE t.board = 0 ORDER BY t.points DESC, t.reached_at, t.member_id`).pluck().all());
+const recounted = () => (shop.ctx.db.prepare(`SELECT external_id || ':' || total_points_earned FROM members
+  WHERE total_points_earned > 0 ORDER BY total_points_earned DESC, all_reached_at, id`).pluck().all());
 const award = (db: typeof shop.ctx.db, externalId: string, amount: number) =>
   adjustPoints(db, shop.projectId, externalId, { amount }, 'test', clock.now());
 /** An award through a connection of its own, as the CLI makes one while the server runs. */

@@ -63,7 +63,7 @@ describe('migrations', () => {
       VALUES (1, 'mem_1', 'prj_a', 'ann', 5, 5, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run();
     db.prepare("INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at) VALUES (1, 0, 'prj_a', 5, 0)").run();
 
-    migrate(db, migrationsFromDir());
+    migrate(db, migrationsFromDir().filter((m) => m.version < 24));
     const names = db.prepare("SELECT name FROM sqlite_master WHERE tbl_name LIKE 'leaderboard%' ORDER BY name").pluck().all();
     expect(names).toEqual(expect.arrayContaining(['leaderboard_totals', 'leaderboard_totals_board', 'leaderboard_writes']));
     expect(names).not.toContain('leaderboard_totals_rank');
@@ -75,6 +75,7 @@ describe('migrations', () => {
       ['SELECT member_id, board FROM leaderboard_totals WHERE project_id = ? AND board > ? AND board < ? LIMIT 5', 'prj_a', 1, 2]] as const) {
       expect(JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params)), sql).toMatch(/USING (COVERING )?INDEX leaderboard_totals_board/);
     }
+    migrate(db, migrationsFromDir());
     expect(memberRanks(db, 'prj_a', 'ann', 'all', new Date('2026-01-02T00:00:00.000Z')).ranks).toEqual({ all: { rank: 1, points: 5 } });
   });
 
@@ -112,7 +113,7 @@ describe('migrations', () => {
     expect(found()).toEqual(['loaded-1']);
   });
 
-  it('gives leaderboard totals compact keys (0011): every total kept, ranks unchanged, awards keep adding to them', () => {
+  it('gives leaderboard totals compact keys (0011), then moves the latest onto the members (0024): ranks unchanged, awards keep adding to them', () => {
     migrate(db, migrationsFromDir().filter((m) => m.version <= 9));
     db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
     const addMember = db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
@@ -132,7 +133,7 @@ describe('migrations', () => {
       [2, 'day', '2026-11-23', 12, '2026-11-23T08:00:00.000Z'],
     ] as const) total.run(member, period, key, points, at);
 
-    migrate(db, migrationsFromDir());
+    migrate(db, migrationsFromDir().filter((m) => m.version < 24));
     expect(db.prepare('SELECT member_id, board, points, reached_at FROM leaderboard_totals ORDER BY member_id, board').raw().all()).toEqual([
       [1, 0, 30, Date.parse('2026-11-23T09:00:00.123Z')], [1, 120261001, 10, Date.parse('2026-10-30T09:00:00.000Z')],
       [1, 120261101, 20, Date.parse('2026-11-23T09:00:00.123Z')], [1, 220261116, 13, Date.parse('2026-11-22T09:00:00.000Z')],
@@ -140,6 +141,17 @@ describe('migrations', () => {
       [1, 320261123, 7, Date.parse('2026-11-23T09:00:00.123Z')], [2, 0, 12, Date.parse('2026-11-23T08:00:00.000Z')],
       [2, 120261101, 12, Date.parse('2026-11-23T08:00:00.000Z')], [2, 220261123, 12, Date.parse('2026-11-23T08:00:00.000Z')],
       [2, 320261123, 12, Date.parse('2026-11-23T08:00:00.000Z')],
+    ]);
+    // 0024: each member's row keeps all time and the latest month, week and day; the table goes.
+    migrate(db, migrationsFromDir());
+    expect(tables()).not.toContain('leaderboard_totals');
+    expect(db.prepare(`SELECT id, total_points_earned, all_reached_at, month_board, month_points, month_reached_at, week_board, week_points,
+      week_reached_at, day_board, day_points, day_reached_at FROM members ORDER BY id`).raw().all()).toEqual([
+      [1, 30, Date.parse('2026-11-23T09:00:00.123Z'), 120261101, 20, Date.parse('2026-11-23T09:00:00.123Z'),
+        220261123, 7, Date.parse('2026-11-23T09:00:00.123Z'), 320261123, 7, Date.parse('2026-11-23T09:00:00.123Z')],
+      [2, 12, Date.parse('2026-11-23T08:00:00.000Z'), 120261101, 12, Date.parse('2026-11-23T08:00:00.000Z'),
+        220261123, 12, Date.parse('2026-11-23T08:00:00.000Z'), 320261123, 12, Date.parse('2026-11-23T08:00:00.000Z')],
+      [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     ]);
     expect(db.pragma('foreign_key_check')).toEqual([]);
 

@@ -38,9 +38,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma('foreign_keys = ON');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   // SQLite's default page cache is 2 MB: over 100,000 members the rows an award touches (the
-  // member, their leaderboard totals and rank entries) are on random pages, and each miss is a read
-  // from the OS. 32 MB made a leaderboard total's upsert about twice as cheap (bench/README); the
-  // cache fills only with pages actually read, so a small shop's server stays small.
+  // member's, with its leaderboard totals) are on random pages, and each miss is a read from the
+  // OS. 32 MB made a leaderboard total's upsert about twice as cheap (bench/README); the cache
+  // fills only with pages actually read, so a small shop's server stays small.
   db.pragma('cache_size = -32768');
   return db;
 }

@@ -2,7 +2,6 @@ import { Cron } from 'croner';
 import type { Clock } from '../shared/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/ledger/expiry.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/ledger/idempotency.ts';
-import { LEADERBOARD_PRUNE_BATCH, pruneLeaderboards } from '../domain/leaderboard/leaderboard.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../shared/log.ts';
@@ -25,10 +24,6 @@ export async function inBatches(write: WriteRunner, prune: (limit: number) => nu
 export const purgeExpiredIdempotencyKeys = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
   inBatches(write, (limit) => purgeIdempotencyKeys(db, now, limit), PURGE_BATCH);
 
-/** Drops leaderboard totals of periods no leaderboard shows any more, LEADERBOARD_PRUNE_BATCH per transaction. */
-export const pruneLeaderboardTotals = (write: WriteRunner, db: Db, now: Date): Promise<number> =>
-  inBatches(write, (limit) => pruneLeaderboards(db, now, limit), LEADERBOARD_PRUNE_BATCH);
-
 /** A job other layers add (webhook pruning): a croner pattern, a name for the logs, the work. */
 export interface ScheduledJob {
   pattern: string;
@@ -39,8 +34,7 @@ export interface ScheduledJob {
 /**
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
  * balances promptly; spending also expires what is due first); every minute too the idempotency
- * keys that passed their 24 h (so the purge is spread over the hour in small batches); hourly the
- * leaderboard totals of past periods; the jobs in `more` (the webhooks' own pruning); and, when
+ * keys that passed their 24 h (so the purge is spread over the hour in small batches); the jobs in `more` (the webhooks' own pruning); and, when
  * Punchcard owns checkpoints (`maintenance`, no Litestream), the WAL and
  * free-page maintenance every 10 seconds. `protect` skips a run while the previous one is still going.
  */
@@ -67,10 +61,6 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
     }),
     job('30 * * * * *', 'idempotency key purge', async () => {
       await purgeExpiredIdempotencyKeys(write, db, clock());
-    }),
-    job('41 * * * *', 'leaderboard prune', async () => {
-      const pruned = await pruneLeaderboardTotals(write, db, clock());
-      if (pruned > 0) log.info(`leaderboard housekeeping: ${pruned} totals of past periods pruned`);
     }),
   ];
   for (const more of options.more ?? []) jobs.push(job(more.pattern, more.name, more.run));

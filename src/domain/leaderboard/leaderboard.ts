@@ -1,14 +1,14 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import { localDate, projectTimeZone, shiftDate, weekStart } from '../project/calendar.ts';
+import { localDate, projectTimeZone, weekStart } from '../project/calendar.ts';
 import { requireMember } from '../members/members.ts';
 import { boardStandings, recordAward } from './standings.ts';
 
 /**
  * Leaderboards rank members by points EARNED in a period (awards only: spending, deductions and
  * expiry never lower a rank). Periods are calendar periods in the project's time zone: the day,
- * the week from Monday, the month, and all time. Every award adds to the member's four running
- * totals (leaderboard_totals), and a board's order is kept in memory (standings.ts), so a
+ * the week from Monday, the month, and all time. Every award adds to the running totals on the
+ * member's row (migrations/0024), and a board's order is kept in memory (standings.ts), so a
  * leaderboard never sums the ledger, whatever its size.
  */
 export const PERIODS = ['all', 'month', 'week', 'day'] as const;
@@ -37,53 +37,22 @@ let recentBoards: { day: string; boards: Record<Period, number> } | undefined;
 
 /**
  * Adds an award to the member's totals for the current day, week, month and all time, in the
- * award's transaction: one statement of four upserts, on the member's one page of totals.
- * `reached_at` becomes the award's time: on a tie, whoever reached the total first ranks higher.
- * The boards held in memory move with it (standings.ts). postToLedger() calls this for every
- * positive amount.
+ * award's transaction, on the member's row that the award has just written (the all-time points are
+ * total_points_earned). A total of an earlier period starts afresh. The reached time becomes the
+ * award's: on a tie, whoever reached the total first ranks higher. The boards held in memory move
+ * with it (standings.ts). postToLedger() calls this for every positive amount, after it added the
+ * amount to total_points_earned.
  */
 export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date): void {
   const board = boards(db, projectId, now);
-  stmt(db, `INSERT INTO leaderboard_totals (member_id, board, project_id, points, reached_at)
-    VALUES (@memberId, 0, @projectId, @amount, @at), (@memberId, @month, @projectId, @amount, @at),
-      (@memberId, @week, @projectId, @amount, @at), (@memberId, @day, @projectId, @amount, @at)
-    ON CONFLICT (member_id, board) DO UPDATE SET points = points + excluded.points, reached_at = excluded.reached_at`)
-    .run({ memberId, projectId, amount, at: now.getTime(), month: board.month, week: board.week, day: board.day });
+  // Every right-hand side reads the row as it was before this UPDATE.
+  stmt(db, `UPDATE members SET all_reached_at = @at,
+      month_points = iif(month_board = @month, month_points, 0) + @amount, month_board = @month, month_reached_at = @at,
+      week_points = iif(week_board = @week, week_points, 0) + @amount, week_board = @week, week_reached_at = @at,
+      day_points = iif(day_board = @day, day_points, 0) + @amount, day_board = @day, day_reached_at = @at
+    WHERE id = @memberId`)
+    .run({ memberId, amount, at: now.getTime(), month: board.month, week: board.week, day: board.day });
   recordAward(db, projectId, [board.all, board.month, board.week, board.day], memberId, amount, now.getTime());
-}
-
-/** The first day of the month before the one holding `day` (YYYY-MM-DD). */
-function previousMonth(day: string): string {
-  const [year, month] = day.split('-').map(Number) as [number, number];
-  return month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
-}
-
-/**
- * Rows per pruning transaction. A board's rows are spread over the whole primary key (one per
- * member), so each deleted row dirties its own page: 100 keep a batch near 5 ms (bench/README).
- */
-export const LEADERBOARD_PRUNE_BATCH = 100;
-
-/**
- * Retention: every project keeps all-time totals and, of each kind (day, week, month), the current
- * period and the one before it (in the project's time zone). Older boards no leaderboard shows any
- * more; this deletes up to `limit` of their rows and returns how many it deleted.
- */
-export function pruneLeaderboards(db: Db, now: Date, limit: number): number {
-  let removed = 0;
-  for (const projectId of stmt<string>(db, 'SELECT id FROM projects').pluck().all()) {
-    const day = localDate(now, projectTimeZone(db, projectId));
-    const oldestKept = { day: shiftDate(day, -1), week: shiftDate(weekStart(day), -7), month: previousMonth(day) };
-    for (const period of ['day', 'week', 'month'] as const) {
-      if (removed >= limit) return removed;
-      // Boards of one kind are the numbers between kind * 10^8 and the oldest kept one (a range of
-      // the board index). No board held in memory is among them: only current boards are shown.
-      removed += stmt(db, `DELETE FROM leaderboard_totals WHERE (member_id, board) IN (SELECT member_id, board FROM leaderboard_totals
-        WHERE project_id = ? AND board > ? AND board < ? LIMIT ?)`)
-        .run(projectId, PERIOD_NUMBERS[period] * 100_000_000, boardNumber(period, oldestKept[period]), limit - removed).changes;
-    }
-  }
-  return removed;
 }
 
 export interface LeaderboardEntry {
