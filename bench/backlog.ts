@@ -1,12 +1,12 @@
 
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
+import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const MEMBERS = 1000;
@@ -15,16 +15,15 @@ const arg = (name: string, fallback: number) => {
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 };
 
-/** Child: a database with one endpoint and `backlog` deliveries waiting for it, then the server. */
-async function serve([db, masterKey, webhookUrl, backlogText, ledgerText]: string[]): Promise<void> {
-  const { startServer } = await import('../src/server.ts');
+/** `setup`: a database with one endpoint and `backlog` deliveries waiting for it; prints {secretKey}. */
+async function setup([db, webhookUrl, backlogText, ledgerText]: string[]): Promise<void> {
   const { openStore } = await import('../src/db/store.ts');
   const { createProject } = await import('../src/domain/project/projects.ts');
   const { upsertMember } = await import('../src/domain/members/members.ts');
   const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
   const { emit } = await import('../src/domain/events/record-event.ts');
   const { adjustPoints } = await import('../src/domain/ledger/ledger.ts');
-  const store = await openStore({ path: db!, masterKey });
+  const store = await openStore({ path: db!, masterKey: BENCH_MASTER_KEY });
   const now = new Date();
   const created = createProject(store.db, store.box, { name: 'Backlog' }, now);
   store.db.transaction(() => {
@@ -49,19 +48,14 @@ async function serve([db, masterKey, webhookUrl, backlogText, ledgerText]: strin
     }).immediate();
   }
   store.close();
-  const server = await startServer({ db: db!, port: 0, host: '127.0.0.1', masterKey, logLevel: 'error',
-    webhooks: { allowInsecure: true } });
-  console.log(JSON.stringify({ url: server.url, secretKey: created.secretKey }));
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.stdin.once('end', stop);
-  process.stdin.resume();
+  console.log(JSON.stringify({ secretKey: created.secretKey }));
 }
 
-type Child = PinnedServer;
-const startChild = (dir: string, webhookUrl: string, backlog: number, ledger: number) =>
-  startPinnedServer(SELF, [join(dir, `b-${Date.now()}.db`), randomBytes(32).toString('hex'), webhookUrl, String(backlog), String(ledger)]);
-const stopChild = stopPinnedServer;
+/** A new database set up, then the built server on it. */
+async function startChild(dir: string, webhookUrl: string, backlog: number, ledger: number): Promise<BuiltServer> {
+  const db = join(dir, `b-${Date.now()}.db`);
+  return startBuiltServer(db, await setUp(SELF, [db, webhookUrl, String(backlog), String(ledger)]));
+}
 
 /** An endpoint that either answers 200 at once, counting, or accepts and never answers. */
 async function startEndpoint(blackHole: boolean) {
@@ -94,7 +88,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** Awards at `rate`/s for `seconds`, open loop; p50 and p99 from each award's due time, in ms. */
-async function steady(child: Child, rate: number, seconds: number, onTick?: () => void): Promise<{ p50: number; p99: number; errors: number }> {
+async function steady(child: BuiltServer, rate: number, seconds: number, onTick?: () => void): Promise<{ p50: number; p99: number; errors: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
   let errors = 0;
@@ -134,24 +128,25 @@ async function main(): Promise<void> {
   const seconds = arg('seconds', 20);
   const rate = arg('rate', 200);
   const ledger = arg('ledger', 150_000);
+  buildBundle();
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-backlog-'));
   const fmt = (r: { p50: number; p99: number; errors: number }) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`;
   try {
-    console.log(`${rate} awards/s for ${seconds} s each, open loop; server pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
+    console.log(`${rate} awards/s for ${seconds} s each, open loop; the built server (dist/) pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
     // --drain-only: only part 2 (the healthy drain), for iterating on it.
     const dead = await startEndpoint(true);
     for (const waiting of process.argv.includes('--drain-only') ? [] : [0, backlog, 0]) {
       const child = await startChild(dir, dead.url, waiting, ledger);
       const cold = await steady(child, rate, 3); // also the warm-up: the runner's first claims, the JIT
       console.log(`1. black-holed endpoint, ${waiting.toLocaleString('en')} waiting: ${fmt(await steady(child, rate, seconds))}; first 3 s after start ${fmt(cold)}`);
-      await stopChild(child);
+      await stopServer(child);
     }
     dead.close();
 
     const healthy = await startEndpoint(false);
     const child = await startChild(dir, healthy.url, backlog, ledger);
     let peak = 0;
-    const watch = setInterval(() => { peak = Math.max(peak, rss(child.process.pid!)); }, 100);
+    const watch = setInterval(() => { peak = Math.max(peak, rss(child.pid)); }, 100);
     const startedAt = performance.now();
     const cold = await steady(child, rate, 3);
     const underLoad = await steady(child, rate, Math.min(seconds, 10));
@@ -162,22 +157,22 @@ async function main(): Promise<void> {
     console.log(`2. ${backlog.toLocaleString('en')} waiting for a healthy endpoint after a restart: awards during the drain ${fmt(underLoad)} `
       + `(first 3 s after start ${fmt(cold)}; ${duringDrain.toLocaleString('en')} delivered meanwhile); all delivered in ${drainSeconds.toFixed(1)} s `
       + `(${Math.round(backlog / drainSeconds).toLocaleString('en')}/s overall); peak RSS ${peak.toFixed(0)} MiB`);
-    await stopChild(child);
+    await stopServer(child);
     const idle = await startChild(dir, healthy.url, backlog, ledger);
     const before = healthy.received();
     const idleStart = performance.now();
     let idlePeak = 0;
-    const idleWatch = setInterval(() => { idlePeak = Math.max(idlePeak, rss(idle.process.pid!)); }, 100);
+    const idleWatch = setInterval(() => { idlePeak = Math.max(idlePeak, rss(idle.pid)); }, 100);
     while (healthy.received() - before < backlog) await sleep(20);
     clearInterval(idleWatch);
     const idleSeconds = (performance.now() - idleStart) / 1000;
     console.log(`   idle drain: ${Math.round(backlog / idleSeconds).toLocaleString('en')} deliveries/s, peak RSS ${idlePeak.toFixed(0)} MiB`);
-    await stopChild(idle);
+    await stopServer(idle);
     healthy.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv.slice(3));
+if (process.argv[2] === 'setup') await setup(process.argv.slice(3));
 else await main();

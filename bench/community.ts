@@ -17,7 +17,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import type { PreparedRequest } from './open-loop.ts';
-import type { PinnedServer } from './pinned-server.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const GUILD = '900000000000000001';
@@ -183,7 +182,7 @@ async function audit(path: string, projectId: string) {
 }
 
 async function main(): Promise<void> {
-  const { startPinnedServer, stopPinnedServer } = await import('./pinned-server.ts');
+  const { startTsxServer, stopServer } = await import('./pinned-server.ts');
   const { runOpenLoop } = await import('./open-loop.ts');
   const { startChild, stopChild, cleanUp, tempDirs } = await import('./processes.ts');
   const rate = arg('rate', 1000);
@@ -211,14 +210,14 @@ async function main(): Promise<void> {
     const db = join(dir, 'community.db');
     // BENCH_CPU_PROF=dir: a V8 CPU profile of the server (summarise it with bench/profile-summary.ts).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
-    const server = await startPinnedServer(SELF, [db, randomBytes(32).toString('hex'), String(linked)], {}, profile);
-    const { webhookSecret, projectId } = server as PinnedServer & { webhookSecret: string; projectId: string };
+    const server = await startTsxServer<{ url: string; webhookSecret: string; projectId: string }>(SELF, [db, randomBytes(32).toString('hex'), String(linked)], profile);
+    const { webhookSecret, projectId } = server;
     const before = await sizes(db);
     const run = await runOpenLoop({
       url: server.url, rate, warmupSeconds, seconds, method: 'POST', paths: [EVENTS_PATH], authorization: 'none',
       requests: hook(webhookSecret, `run-${Date.now()}`), serverPid: server.process.pid!,
     });
-    await stopPinnedServer(server);
+    await stopServer(server);
     const after = await sizes(db);
     const checked = await audit(db, projectId);
     const batches = JSON.parse(readFileSync(`${db}.batches.json`, 'utf8')) as BatchStats;

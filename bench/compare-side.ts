@@ -2,12 +2,12 @@
 // commit, or this checkout), its server started the way that tree starts it (its package.json
 // "start"), and a database seeded through that tree's own CLI and HTTP API, so an old commit runs
 // nothing of this checkout's modules.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { searchProfile } from './profiles.ts';
-import { children, pinned, SERVER_CORE } from './processes.ts';
+import { buildBundle, listening, startServerProcess, stopServer, type ServerProcess } from './pinned-server.ts';
 import { BENCH_MASTER_KEY, CACHE_DIR, fmt } from './settings.ts';
 
 export interface Side {
@@ -31,7 +31,7 @@ export function checkoutSide(root: string): Side {
   // bench/ is not part of the server: commits and changes there keep the seed cache valid.
   const changed = git(root, 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench') !== '';
   const server = git(root, 'ls-tree', 'HEAD').split('\n').filter((entry) => !entry.endsWith('\tbench')).join('\n');
-  if (packageJson(root).scripts?.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  if (packageJson(root).scripts?.build) buildBundle(root);
   return {
     label: `checkout ${head}${changed ? '+changes' : ''}`, dir: root,
     cacheKey: changed ? null : `tree-${createHash('sha256').update(server).digest('hex').slice(0, 12)}`,
@@ -77,57 +77,15 @@ const environment = (db: string): NodeJS.ProcessEnv => ({
   ...process.env, PUNCHCARD_DB: db, PUNCHCARD_PORT: '0', PUNCHCARD_HOST: '127.0.0.1', PUNCHCARD_MASTER_KEY: BENCH_MASTER_KEY, PUNCHCARD_LOG: 'silent',
 });
 
-export interface RunningSide {
-  process: ChildProcess;
-  pid: number;
-  url: string;
-}
-
 /**
  * Starts the tree's server on `db` and waits for its "listening on" line; pinned to the server
  * core unless `seeding` (then it may use any core, and skips the fsync per batch).
  */
-export function startSide(side: Side, db: string, seeding = false): Promise<RunningSide> {
+export function startSide(side: Side, db: string, seeding = false): Promise<ServerProcess> {
   const [node, args] = startCommand(side.dir);
-  const [command, argv] = seeding ? [node, args] : pinned(SERVER_CORE, node, args);
   // synchronous=NORMAL writes the same rows; the measured runs use the default, FULL.
-  const env = seeding ? { PUNCHCARD_SYNCHRONOUS: 'normal' } : {};
-  const child = spawn(command, argv, { cwd: side.dir, env: { ...environment(db), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    const timer = setTimeout(() => fail(new Error(`${side.label}: the server did not start within 60 s:\n${out}`)), 60_000);
-    child.once('error', fail);
-    child.once('exit', (code, signal) => fail(new Error(`${side.label}: the server exited (${signal ?? code}) before it listened:\n${out}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (!url) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.once('exit', () => children.delete(child));
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      // taskset execs node: the child's pid is the server's.
-      resolve({ process: child, pid: child.pid!, url });
-    });
-  });
-}
-
-/** SIGTERM (each version finishes its writes and closes the database), SIGKILL after 15 s. */
-export async function stopSide(server: RunningSide): Promise<void> {
-  if (server.process.exitCode !== null || server.process.signalCode !== null) throw new Error('the server exited during the run');
-  const exited = new Promise((resolve) => server.process.once('exit', resolve));
-  server.process.kill('SIGTERM');
-  const timer = setTimeout(() => server.process.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
+  const env = { ...environment(db), ...(seeding ? { PUNCHCARD_SYNCHRONOUS: 'normal' } : {}) };
+  return startServerProcess(node, args, listening, { label: side.label, cwd: side.dir, env, pin: !seeding });
 }
 
 export interface Seed {
@@ -160,7 +118,7 @@ export async function seededDatabase(side: Side, members: number, workDir: strin
   try {
     await fill(server.url, secretKey, members);
   } finally {
-    await stopSide(server);
+    await stopServer(server);
   }
   console.log(`${side.label}: seeded in ${Math.round((performance.now() - started) / 1000)} s`);
   for (const suffix of SQLITE_FILES) if (existsSync(building + suffix)) renameSync(building + suffix, path + suffix);

@@ -17,8 +17,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkoutSide, commitSide, copySeed, seededDatabase, startSide, stopSide, type Seed, type Side } from './compare-side.ts';
+import { checkoutSide, commitSide, copySeed, seededDatabase, startSide, type Seed, type Side } from './compare-side.ts';
 import { runOpenLoop, type OpenLoopResult } from './open-loop.ts';
+import { stopServer } from './pinned-server.ts';
 import { PINNED, startChild, stopChild, tempDirs } from './processes.ts';
 import { searchPaths, searchProfile } from './profiles.ts';
 import { CACHE_DIR, CONNECTIONS, DURATION, fmt, QUICK, table, WARMUP } from './settings.ts';
@@ -133,7 +134,7 @@ async function runSlot(round: number, label: 'A' | 'B', side: Side, seed: Seed):
     const create = await closedLoop(url, pid, createLoad(authorization), CONNECTIONS);
     return { round, side: label, bare, award, steady: awards, afterStart, create, search, rank };
   } finally {
-    await stopSide(server);
+    await stopServer(server);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,13 +1,14 @@
 // Soak: a server run for a while the way a shop runs it for months, in miniature.
 //   npm run bench:soak -- [--rate 200] [--minutes 2] [--interval 30]
 //
-// One real server (pinned to CPU 0) on a fresh database with one webhook endpoint, steady awards
-// from this process (open loop: each award is due at a fixed time and its latency counts from
-// then). The endpoint is, in turn, healthy, slow (answers after 2 s), black-holed (accepts and
-// never answers) and healthy again; a backup runs during the black-holed phase; then the server is
-// restarted on the grown file and measured for its first seconds. Every interval it prints award
-// p50/p99, server RSS, deliveries waiting, rows per table, and the database, WAL and freelist sizes.
-// Then it prints the bytes the database retains per award.
+// The server a shop runs (`node cli/punchcard.mjs serve`, the dist/ bundle, pinned to CPU 0) on a
+// fresh database with one webhook endpoint, made beforehand through tsx; steady awards from this
+// process (open loop: each award is due at a fixed time and its latency counts from then). The
+// endpoint is, in turn, healthy, slow (answers after 2 s), black-holed (accepts and never answers)
+// and healthy again; a backup runs during the black-holed phase; then the server is restarted on
+// the grown file and measured for its first seconds. Every interval it prints award p50/p99, server
+// RSS, deliveries waiting, rows per table, and the database, WAL and freelist sizes. Then it prints
+// the bytes the database retains per award.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -17,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
+import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,38 +29,25 @@ const arg = (name: string, fallback: number) => {
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 };
 
-/** Child: seeds the project and its webhook on first start, then serves until told to stop. */
-async function serve([db, masterKey, webhookUrl]: string[]): Promise<void> {
-  const { startServer } = await import('../src/server.ts');
+/** `setup`: the project and its webhook; prints {secretKey}. */
+async function setup([db, webhookUrl]: string[]): Promise<void> {
   const { openStore } = await import('../src/db/store.ts');
   const { createProject } = await import('../src/domain/project/projects.ts');
   const { upsertMember } = await import('../src/domain/members/members.ts');
   const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
-  let secretKey = process.env.SOAK_SECRET_KEY ?? '';
-  if (!secretKey) {
-    const store = await openStore({ path: db!, masterKey });
-    const now = new Date();
-    const created = createProject(store.db, store.box, { name: 'Soak' }, now);
-    store.db.transaction(() => {
-      for (let i = 0; i < MEMBERS; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
-      createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
-    }).immediate();
-    store.close();
-    secretKey = created.secretKey;
-  }
-  const server = await startServer({ db: db!, port: 0, host: '127.0.0.1', masterKey, logLevel: 'error',
-    webhooks: { allowInsecure: true }, guard: { rateLimits: { apiKey: 'off' } } });
-  console.log(JSON.stringify({ url: server.url, secretKey }));
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.stdin.once('end', stop);
-  process.stdin.resume();
+  const store = await openStore({ path: db!, masterKey: BENCH_MASTER_KEY });
+  const now = new Date();
+  const created = createProject(store.db, store.box, { name: 'Soak' }, now);
+  store.db.transaction(() => {
+    for (let i = 0; i < MEMBERS; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
+    createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
+  }).immediate();
+  store.close();
+  console.log(JSON.stringify({ secretKey: created.secretKey }));
 }
 
-type Child = PinnedServer;
-const startChild = (db: string, masterKey: string, webhookUrl: string, secretKey = '') =>
-  startPinnedServer(SELF, [db, masterKey, webhookUrl], { SOAK_SECRET_KEY: secretKey });
-const stopChild = stopPinnedServer;
+/** The built server on the soak's file, first start and restart alike. */
+const startChild = (db: string, secretKey: string) => startBuiltServer(db, secretKey, ['--rate-limit-api-key', 'off']);
 
 type Mode = 'healthy' | 'slow' | 'blackhole';
 
@@ -128,7 +117,7 @@ function snapshot(db: string) {
 }
 
 /** Awards at a steady rate, open loop; returns a function that takes the latencies gathered since the last call. */
-function steadyAwards(child: () => Child, rate: number) {
+function steadyAwards(child: () => BuiltServer, rate: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   let latencies: number[] = [];
   let errors = 0;
@@ -185,11 +174,11 @@ async function main(): Promise<void> {
   const interval = arg('interval', 30);
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-soak-'));
   const db = join(dir, 'soak.db');
-  const masterKey = randomBytes(32).toString('hex');
+  buildBundle();
   const receiver = await startReceiver();
-  let child = await startChild(db, masterKey, receiver.url);
+  let child = await startChild(db, await setUp(SELF, [db, receiver.url]));
   const load = steadyAwards(() => child, rate);
-  console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; server pinned to CPU 0`);
+  console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; the built server (dist/) pinned to CPU 0`);
   console.log('phase      t(s)  p50 ms  p99 ms  errors  RSS MiB  waiting  transactions  point lots  idem keys  events  deliveries  lb totals  db MiB  wal MiB  free MiB');
   const began = performance.now();
   const report = (phase: string) => {
@@ -197,7 +186,7 @@ async function main(): Promise<void> {
     const s = snapshot(db);
     const cells = [phase.padEnd(9), ((performance.now() - began) / 1000).toFixed(0).padStart(5),
       percentile(taken, 50).toFixed(1).padStart(7), percentile(taken, 99).toFixed(1).padStart(7), String(errors).padStart(7),
-      mib(rssOf(child.process.pid!)).padStart(8), String(s?.waiting ?? '?').padStart(8),
+      mib(rssOf(child.pid)).padStart(8), String(s?.waiting ?? '?').padStart(8),
       ...TABLES.map((t, i) => String(s?.rows[t] ?? '?').padStart([13, 11, 10, 7, 11, 10][i] ?? 10)),
       mib(size(db)).padStart(7), mib(size(`${db}-wal`)).padStart(8), mib(s?.freelistBytes ?? 0).padStart(9)];
     console.log(cells.join(' '));
@@ -214,7 +203,7 @@ async function main(): Promise<void> {
         // Asynchronously: the awards are sent from this process, and a synchronous wait held them
         // back for the backup's second, which the next window reported as a 1 s p99.
         const backup = spawn(process.execPath, [join(ROOT, 'cli/punchcard.mjs'), 'backup', join(dir, `backup-${Date.now()}.db`), '--db', db],
-          { env: { ...process.env, PUNCHCARD_MASTER_KEY: masterKey }, stdio: 'ignore', timeout: 120_000 });
+          { env: { ...process.env, PUNCHCARD_MASTER_KEY: BENCH_MASTER_KEY }, stdio: 'ignore', timeout: 120_000 });
         const status = await new Promise<number | null>((resolve) => backup.once('exit', resolve));
         console.log(`backup during load: exit ${status}, ${((performance.now() - started) / 1000).toFixed(2)} s, ${mib(size(db))} MiB database`);
         backupDone = true;
@@ -223,10 +212,9 @@ async function main(): Promise<void> {
     }
   }
   // Restart on the grown file: the first seconds after the URL is printed.
-  const secretKey = child.secretKey;
-  await stopChild(child);
+  await stopServer(child);
   load.take();
-  child = await startChild(db, masterKey, receiver.url, secretKey);
+  child = await startChild(db, child.secretKey);
   console.log(`restart: URL printed ${(child.readyAt - child.spawnedAt).toFixed(0)} ms after spawn (awards sent while it was down count as errors)`);
   await sleep(3000);
   report('restart3s');
@@ -238,10 +226,10 @@ async function main(): Promise<void> {
     const perAward = Object.entries(s.bytesPerTable).map(([name, bytes]) => `${name} ${(bytes / transactions).toFixed(0)} B`).join(', ');
     console.log(`bytes per award (${transactions} awards, within the retention windows): ${((size(db) - s.freelistBytes) / transactions).toFixed(0)} B in all; ${perAward}`);
   }
-  await stopChild(child);
+  await stopServer(child);
   receiver.close();
   rmSync(dir, { recursive: true, force: true });
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv.slice(3));
+if (process.argv[2] === 'setup') await setup(process.argv.slice(3));
 else await main();

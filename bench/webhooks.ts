@@ -8,33 +8,32 @@
 // 3. The outbox's cost on the award route: wrk against a server with no webhook and against one
 //    with a webhook subscribed to points.awarded (its deliveries are sent during the run), twice
 //    each, alternating.
-// Every server runs in its own process pinned to CPU 0 (taskset -c 0); the receiver and the load
-// run in this process / wrk on CPU 1. Targets: >= 1,000 deliveries/s, p99 < 1 s, cost < 15%.
+// Every server is the one a shop runs (`node cli/punchcard.mjs serve`, the dist/ bundle) in its own
+// process pinned to CPU 0 (taskset -c 0), on a database made beforehand through tsx (`webhooks.ts
+// setup`); the receiver and the load run in this process / wrk on CPU 1. Targets: >= 1,000
+// deliveries/s, p99 < 1 s, cost < 15%.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startPinnedServer, stopPinnedServer, type PinnedServer } from './pinned-server.ts';
+import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const MEMBERS = 1000;
 const RATES = [200, 500, 1000];
 
-/** Child: seeds a database, starts the real server on 127.0.0.1, prints {url, secretKey}. */
-async function serve([dir, webhookUrl, backlogArg, runnerArg]: string[]): Promise<void> {
-  const { startServer } = await import('../src/server.ts');
+/** `setup`: a database with members, the webhook unless `none`, and `backlog` deliveries due; prints {secretKey}. */
+async function setup([db, webhookUrl, backlogArg]: string[]): Promise<void> {
   const { openStore } = await import('../src/db/store.ts');
   const { createProject } = await import('../src/domain/project/projects.ts');
   const { upsertMember } = await import('../src/domain/members/members.ts');
   const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
   const { emit } = await import('../src/domain/events/record-event.ts');
-  const db = join(dir!, 'bench.db');
-  const masterKey = randomBytes(32).toString('hex');
-  const store = await openStore({ path: db, masterKey });
+  const store = await openStore({ path: db!, masterKey: BENCH_MASTER_KEY });
   const now = new Date();
   const created = createProject(store.db, store.box, { name: 'Bench' }, now);
   store.db.transaction(() => {
@@ -45,18 +44,13 @@ async function serve([dir, webhookUrl, backlogArg, runnerArg]: string[]): Promis
     }
   }).immediate();
   store.close();
-  const server = await startServer({ db, port: 0, host: '127.0.0.1', masterKey, logLevel: 'error', webhooks: { allowInsecure: true, runner: runnerArg !== 'off' } });
-  console.log(JSON.stringify({ url: server.url, secretKey: created.secretKey }));
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once('SIGTERM', stop);
-  process.stdin.once('end', stop); // the bench went away
-  process.stdin.resume();
+  console.log(JSON.stringify({ secretKey: created.secretKey }));
 }
 
-type Child = PinnedServer;
-const startChild = (dir: string, webhookUrl: string, backlog = 0, runner: 'on' | 'off' = 'on') =>
-  startPinnedServer(SELF, [dir, webhookUrl, String(backlog), runner]);
-const stopChild = stopPinnedServer;
+/** A new database `db` set up, then the built server on it; `runner: 'off'` queues deliveries without sending them. */
+async function startChild(db: string, webhookUrl: string, backlog = 0, runner: 'on' | 'off' = 'on'): Promise<BuiltServer> {
+  return startBuiltServer(db, await setUp(SELF, [db, webhookUrl, String(backlog)]), runner === 'off' ? ['--no-webhook-runner'] : []);
+}
 
 /** A receiver that answers 200 at once and tells `onEvent` about each body. */
 async function startReceiver(onEvent: (body: any) => void) {
@@ -86,10 +80,10 @@ async function deliveryThroughput(dir: string): Promise<void> {
     if (count++ === 0) first = now;
     last = now;
   });
-  const child = await startChild(join(dir, 'drain'), receiver.url, BACKLOG);
+  const child = await startChild(join(dir, 'drain.db'), receiver.url, BACKLOG);
   const deadline = Date.now() + 120_000;
   while (count < BACKLOG && Date.now() < deadline) await sleep(50);
-  await stopChild(child);
+  await stopServer(child);
   receiver.close();
   const seconds = (last - first) / 1000;
   console.log(`deliveries: drained ${count} of ${BACKLOG} backlog deliveries in ${seconds.toFixed(2)} s = ${Math.round(count / seconds)} deliveries/s`);
@@ -101,7 +95,7 @@ async function enqueueToDelivery(dir: string, seconds: number, RATE: number): Pr
   const ackLatencies: number[] = [];
   const arrivals: { memberKey: string; at: number }[] = [];
   const receiver = await startReceiver((body) => arrivals.push({ memberKey: `${body.data.externalId}#${body.data.newBalance}`, at: performance.now() }));
-  const child = await startChild(join(dir, `latency-${RATE}`), receiver.url);
+  const child = await startChild(join(dir, `latency-${RATE}.db`), receiver.url);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   let acknowledged = 0;
   let failed = 0;
@@ -133,7 +127,7 @@ async function enqueueToDelivery(dir: string, seconds: number, RATE: number): Pr
   }
   const deadline = Date.now() + 15_000;
   while (arrivals.length < sent && Date.now() < deadline) await sleep(50);
-  await stopChild(child);
+  await stopServer(child);
   receiver.close();
   agent.destroy();
   for (const { memberKey, at } of arrivals) {
@@ -148,7 +142,7 @@ async function enqueueToDelivery(dir: string, seconds: number, RATE: number): Pr
 }
 
 /** wrk runs asynchronously: this process also hosts the receiver, which must keep answering. */
-async function wrk(child: Child, dir: string, seconds: number): Promise<number> {
+async function wrk(child: BuiltServer, dir: string, seconds: number): Promise<number> {
   const script = join(dir, 'award.lua');
   writeFileSync(script, `wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -180,9 +174,9 @@ async function outboxCost(dir: string, seconds: number): Promise<void> {
   const runs: Record<'none' | 'queued' | 'one', number[]> = { none: [], queued: [], one: [] };
   for (const round of [1, 2]) {
     for (const mode of ['none', 'queued', 'one'] as const) {
-      const child = await startChild(join(dir, `cost-${mode}-${round}`), mode === 'none' ? 'none' : receiver.url, 0, mode === 'queued' ? 'off' : 'on');
+      const child = await startChild(join(dir, `cost-${mode}-${round}.db`), mode === 'none' ? 'none' : receiver.url, 0, mode === 'queued' ? 'off' : 'on');
       runs[mode].push(await wrk(child, dir, seconds));
-      await stopChild(child);
+      await stopServer(child);
     }
   }
   receiver.close();
@@ -200,9 +194,10 @@ async function main(): Promise<void> {
   const only = process.argv.includes('--latency-only');
   // This process (receiver, latency load) keeps to CPU 1 with wrk, leaving CPU 0 to the server.
   spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
+  buildBundle();
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-webhooks-'));
   try {
-    console.log('webhook bench (servers pinned to CPU 0, receiver and load on CPU 1; a shared machine: figures are noisy)');
+    console.log('webhook bench (the built servers pinned to CPU 0, receiver and load on CPU 1; a shared machine: figures are noisy)');
     if (!only) await deliveryThroughput(dir);
     for (const rate of RATES) await enqueueToDelivery(dir, seconds, rate);
     if (!only) await outboxCost(dir, seconds);
@@ -211,5 +206,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === 'serve') await serve(process.argv.slice(3));
+if (process.argv[2] === 'setup') await setup(process.argv.slice(3));
 else await main();

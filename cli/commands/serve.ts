@@ -81,6 +81,8 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
   .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
+  // For the benches (bench/webhooks.ts measures what queuing deliveries costs the award route without sending them); hidden, since a shop's deliveries would only pile up.
+  .addOption(new Option('--no-webhook-runner', 'queue webhook deliveries but never send them').hideHelp())
   .option('--https', 'serve HTTPS with a self-signed certificate for localhost (development only: a widget on an https:// shop page cannot call http://)')
   .action(async (_options: object, command: Command) => {
     // Every setting is parsed before anything starts: a bad one stops start-up naming itself.
@@ -106,7 +108,8 @@ export const serveCommand: Command = new Command('serve')
       logFormat: setting(command, 'logFormat', parseChoice('text', 'json')),
       quiet: setting(command, 'quiet', parseBoolean),
       webhooks: {
-        allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, retentionMs: setting(command, 'webhookRetention', parseDuration)!,
+        allowInsecure: setting(command, 'allowInsecureWebhooks', parseBoolean) === true, runner: setting(command, 'webhookRunner', parseBoolean) !== false,
+        retentionMs: setting(command, 'webhookRetention', parseDuration)!,
         deadRetentionMs: setting(command, 'webhookDeadRetention', parseDuration)!, disableAfterMs: setting(command, 'webhookDisableAfter', parseDuration)!,
       },
       commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
