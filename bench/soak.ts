@@ -92,7 +92,7 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-const TABLES = ['transactions', 'point_lots', 'idempotency_keys', 'events', 'webhook_deliveries', 'leaderboard_totals'];
+const TABLES = ['transactions', 'point_lots', 'idempotency_keys', 'events', 'webhook_deliveries'];
 
 function snapshot(db: string) {
   const reader = new Database(db, { readonly: true, fileMustExist: true });
