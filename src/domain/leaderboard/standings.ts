@@ -124,9 +124,10 @@ function totalsOn(db: Db, projectId: string, board: number): IterableIterator<[n
  * The board numbered `board` of a project, read from the members' rows unless this connection
  * already holds it and no other process wrote totals since (the CLI awarding points while the
  * server runs makes the server read its boards again). Reading goes through all the project's
- * members, once per board and period: about 100 ms per 100,000 members on the bench machine, as
- * long as reading leaderboard_totals took before 0024 when they all had earned in the period. An
- * index by board would cost a member's first award of each period three more pages.
+ * members, once per board and period; per 100,000 members on the bench machine, about 35 ms for a
+ * period nobody has earned in yet and 100–200 ms when everyone has (as long as reading
+ * leaderboard_totals took before 0024). An index by board would cost a member's first award of
+ * each period three more pages.
  */
 export function boardStandings(db: Db, projectId: string, board: number): Board {
   const writes = writesIn(db);
