@@ -179,7 +179,7 @@ async function main(): Promise<void> {
   let child = await startChild(db, await setUp(SELF, [db, receiver.url]));
   const load = steadyAwards(() => child, rate);
   console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; the built server (dist/) pinned to CPU 0`);
-  console.log('phase      t(s)  p50 ms  p99 ms  errors  RSS MiB  waiting  transactions  point lots  idem keys  events  deliveries  lb totals  db MiB  wal MiB  free MiB');
+  console.log('phase      t(s)  p50 ms  p99 ms  errors  RSS MiB  waiting  transactions  point lots  idem keys  events  deliveries  db MiB  wal MiB  free MiB');
   const began = performance.now();
   const report = (phase: string) => {
     const { taken, errors } = load.take();
