@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/db/store.ts';
 import { spawnServer } from './helpers/cli.ts';
@@ -83,4 +84,45 @@ describe('a crash while deliveries are due and in flight', () => {
       await receiver.close();
     }
   }, 90_000);
+});
+
+describe('serve --no-webhook-runner (for the benches: queue deliveries, never send them)', () => {
+  it('queues deliveries and leaves them alone; without the flag the same start takes them over and sends them', async () => {
+    const receiver = await startReceiver(() => 200);
+    const db = join(dir, 'no-runner.db');
+    const sql = (work: (conn: Database.Database) => unknown) => {
+      const conn = new Database(db);
+      try {
+        return work(conn);
+      } finally {
+        conn.close();
+      }
+    };
+    const lease = () => sql((conn) => conn.prepare("SELECT status || ' ' || coalesce(locked_until, '-') FROM webhook_deliveries").pluck().all());
+    const stop = async (server: Awaited<ReturnType<typeof spawnServer>>) => {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
+    };
+    try {
+      const first = await spawnServer(db, ['--allow-insecure-webhooks', '--no-webhook-runner']);
+      const api = client(first.url, /secret key\s+(sk_live_\w+)/.exec(first.output())![1]!);
+      expect((await api.post('/api/v1/webhooks', { url: receiver.url, events: ['member.created'] })).status).toBe(201);
+      expect((await api.post('/api/v1/members', { externalId: 'ann' })).status).toBe(201);
+      await stop(first);
+      // As if a process that died held the delivery: a runner takes such leases over before the server prints its URL.
+      sql((conn) => conn.prepare("UPDATE webhook_deliveries SET locked_until = '2099-01-01T00:00:00.000Z'").run());
+
+      const second = await spawnServer(db, ['--allow-insecure-webhooks', '--no-webhook-runner']);
+      expect(lease()).toEqual(['pending 2099-01-01T00:00:00.000Z']);
+      await stop(second);
+
+      const third = await spawnServer(db, ['--allow-insecure-webhooks']);
+      expect(lease()).not.toEqual(['pending 2099-01-01T00:00:00.000Z']);
+      await receiver.waitFor(1);
+      expect(receiver.received.map((r) => r.body.type)).toEqual(['member.created']);
+      await stop(third);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 });
