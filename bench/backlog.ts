@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { cpuMs } from './processes.ts';
 import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -87,8 +88,11 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** Awards at `rate`/s for `seconds`, open loop; p50 and p99 from each award's due time, in ms. */
-async function steady(child: BuiltServer, rate: number, seconds: number, onTick?: () => void): Promise<{ p50: number; p99: number; errors: number }> {
+interface Steady { p50: number; p99: number; errors: number; cpuUs: number }
+
+/** Awards at `rate`/s for `seconds`, open loop; p50 and p99 from each award's due time, in ms; the server's CPU per award (runner included). */
+async function steady(child: BuiltServer, rate: number, seconds: number, onTick?: () => void): Promise<Steady> {
+  const cpuBefore = cpuMs(child.pid);
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const latencies: number[] = [];
   let errors = 0;
@@ -120,7 +124,8 @@ async function steady(child: BuiltServer, rate: number, seconds: number, onTick?
   while (pending > 0) await sleep(10);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  const cpuUs = ((cpuMs(child.pid) - cpuBefore) * 1000) / total;
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, cpuUs };
 }
 
 async function main(): Promise<void> {
@@ -130,7 +135,7 @@ async function main(): Promise<void> {
   const ledger = arg('ledger', 150_000);
   buildBundle();
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-backlog-'));
-  const fmt = (r: { p50: number; p99: number; errors: number }) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+  const fmt = (r: Steady) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${Math.round(r.cpuUs)} µs/award${r.errors ? `, ${r.errors} errors` : ''}`;
   try {
     console.log(`${rate} awards/s for ${seconds} s each, open loop; the built server (dist/) pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
     // --drain-only: only part 2 (the healthy drain), for iterating on it.

@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuMs } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BINARY = join(ROOT, 'dist/punchcard');
@@ -24,11 +25,6 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const statusMb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 /** Resident memory, and its split: private (anonymous: the heaps) and file-backed (the executable's own pages, shared and reclaimable). */
 const rss = (pid: number) => `${statusMb(pid, 'VmRSS').toFixed(1)} MB (private ${statusMb(pid, 'RssAnon').toFixed(1)}, file-backed ${statusMb(pid, 'RssFile').toFixed(1)})`;
-/** CPU time (user + system) a process has used so far, in ms: unlike wall time, it holds on a loaded machine. */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in clock ticks of 10 ms
-};
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One GET; resolves with the status, or 0 when nothing listens yet. */
