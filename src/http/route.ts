@@ -182,7 +182,9 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       if (options.secret && event.req.headers.has('idempotency-key')) {
         throw badRequest('Idempotency-Key is not accepted here: the answer carries a secret, which is never stored for a replay.');
       }
-      const input = { ...caller, event, now, body, raw, query, param: (name: string) => pathParam(event, name) } as Input<C, P, B, Q>;
+      // Added onto the caller (a fresh object per request) rather than spread into a new one: with
+      // callers of several shapes, `{ ...caller, … }` took V8's slow path, about a tenth of an award's CPU.
+      const input = Object.assign(caller, { event, now, body, raw, query, param: (name: string) => pathParam(event, name) }) as Input<C, P, B, Q>;
       const run = async () => {
         if (!mounted.write) {
           const result = await handler(input);
