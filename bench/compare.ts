@@ -302,10 +302,18 @@ export async function compare(options: CompareOptions): Promise<number> {
     `${Math.round(median(clients.map((r) => r.clientCpuUs))!)} µs of its own CPU per request (median)`);
   const other = slots.flatMap((s) => runsOf(s).map((r) => r.foreign?.otherCores ?? 0));
   console.log(`other processes used ${Math.min(...other)}–${Math.max(...other)} cores during the runs (median ${median(other)})\n`);
+  // The ratios to bare assume the machine ran as fast in A's slots as in B's; on a shared VM it may not.
+  const bare = (side: 'A' | 'B') => median(slots.filter((s) => s.side === side).map((s) => s.bare.throughput.requestsPerSecond))!;
+  const bareMoved = Math.max(bare('A'), bare('B')) / Math.min(bare('A'), bare('B')) > 1.2;
+  if (bareMoved) {
+    console.log(`WARNING: the bare server made ${fmt(bare('A'))} req/s in A's slots and ${fmt(bare('B'))} in B's: the machine's speed moved, so the `
+      + 'throughput ratios to bare, and the verdicts on them, are not reliable in this run; compare the CPU per request instead.\n');
+  }
   for (const [i, figure] of all.entries()) {
     if (!figure.target) continue;
     const met = figure.target.met(summaries[i]!);
-    console.log(`${met === null ? 'n/a        ' : met ? 'reached    ' : 'not reached'}  ${figure.target.text}`);
+    const unreliable = bareMoved && figure.unit === 'req/s' ? ' (unreliable in this run: see the warning above)' : '';
+    console.log(`${met === null ? 'n/a        ' : met ? 'reached    ' : 'not reached'}  ${figure.target.text}${unreliable}`);
   }
 
   mkdirSync(dirname(RESULTS), { recursive: true });
