@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.ts';
-import { onRollback } from '../../db/transaction-hooks.ts';
+import { beforeCommit, onRollback } from '../../db/transaction-hooks.ts';
 import { stmt } from '../../db/statements.ts';
 
 /**
@@ -151,16 +151,25 @@ export function boardStandings(db: Db, projectId: string, board: number): Board 
   return loaded;
 }
 
-/**
- * Counts a write of the member's totals in leaderboard_writes and moves them on the boards this
- * connection holds, in the writing transaction: a rollback moves them back.
- */
-export function recordAward(db: Db, projectId: string, boards: readonly number[], memberId: number, amount: number, at: number): void {
+/** Bumps leaderboard_writes, and this connection's count of its own writes with it (a rollback takes both back). */
+function countWrites(db: Db): void {
   stmt(db, 'UPDATE leaderboard_writes SET writes = writes + 1').run();
   const standings = cache.get(db);
   if (!standings) return;
   standings.writes++;
   onRollback(db, () => standings.writes--);
+}
+
+/**
+ * Moves the member's totals on the boards this connection holds, in the writing transaction (a
+ * rollback moves them back), and counts the transaction's writes once, just before its COMMIT:
+ * other processes only need to see that the count moved, and a group commit of many awards then
+ * writes the counter once.
+ */
+export function recordAward(db: Db, projectId: string, boards: readonly number[], memberId: number, amount: number, at: number): void {
+  beforeCommit(db, 'count leaderboard writes', () => countWrites(db));
+  const standings = cache.get(db);
+  if (!standings) return;
   for (const number of boards) {
     const board = standings.boards.get(keyOf(projectId, number));
     if (board?.number !== number) continue;
