@@ -34,9 +34,10 @@ export interface ScheduledJob {
 /**
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
  * balances promptly; spending also expires what is due first); every minute too the idempotency
- * keys that passed their 24 h (so the purge is spread over the hour in small batches); the jobs in `more` (the webhooks' own pruning); and, when
- * Punchcard owns checkpoints (`maintenance`, no Litestream), the WAL and
- * free-page maintenance every 10 seconds. `protect` skips a run while the previous one is still going.
+ * keys that passed their 24 h (so the purge is spread over the hour in small batches); the jobs
+ * in `more` (the webhooks' own pruning); and, when Punchcard owns checkpoints (`maintenance`, no
+ * Litestream), the WAL and free-page maintenance every 10 seconds. `protect` skips a run while the
+ * previous one is still going.
  */
 export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Logger,
   options: { maintenance?: StorageMaintenance | null; more?: ScheduledJob[] } = {}): { stop(): Promise<void> } {
