@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { buildServer, builtServerName, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
 import { cpuMs } from './processes.ts';
 import { BENCH_MASTER_KEY } from './settings.ts';
 
@@ -133,11 +133,11 @@ async function main(): Promise<void> {
   const seconds = arg('seconds', 20);
   const rate = arg('rate', 200);
   const ledger = arg('ledger', 150_000);
-  buildBundle();
+  buildServer();
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-backlog-'));
   const fmt = (r: Steady) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, server CPU ${Math.round(r.cpuUs)} µs/award${r.errors ? `, ${r.errors} errors` : ''}`;
   try {
-    console.log(`${rate} awards/s for ${seconds} s each, open loop; the built server (dist/) pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
+    console.log(`${rate} awards/s for ${seconds} s each, open loop; ${builtServerName} pinned to CPU 0; ${ledger.toLocaleString('en')} ledger rows`);
     // --drain-only: only part 2 (the healthy drain), for iterating on it.
     const dead = await startEndpoint(true);
     for (const waiting of process.argv.includes('--drain-only') ? [] : [0, backlog, 0]) {

@@ -2,9 +2,10 @@
 // core (bench/processes.ts), ready when its output says so, stopped with SIGTERM (Punchcard finishes
 // its writes), and killed with the bench however that ends.
 // - startBuiltServer: the server a shop runs, `node cli/punchcard.mjs --db FILE serve …` from the
-//   dist/ bundle (buildBundle), on a database the bench file made with setUp (`SELF setup …`
-//   through tsx, in a process that exits before the server starts). The webhook, backlog and soak
-//   benches measure this one.
+//   dist/ bundle (buildBundle), or with BENCH_SERVER=binary the single executable `dist/punchcard
+//   --db FILE serve …` (buildServer builds it), on a database the bench file made with setUp
+//   (`SELF setup …` through tsx, in a process that exits before the server starts). The webhook,
+//   backlog and soak benches measure this one.
 // - startTsxServer: `SELF serve …` through tsx, for a bench that instruments the server inside its
 //   process (community); ready on the first JSON line it prints.
 // - startServerProcess: what they share, also compare-side.ts's start of each side's `npm start`.
@@ -95,6 +96,18 @@ export const buildBundle = (root = ROOT): void => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
 };
 
+/** BENCH_SERVER=binary: the benches that start the built server run the single executable instead. */
+const BINARY = process.env.BENCH_SERVER === 'binary';
+
+/** What startBuiltServer runs, built from this checkout: the bundle, or the executable (`npm run build:binary`, which builds the bundle first). */
+export const buildServer = (): void => {
+  if (BINARY) execFileSync('npm', ['run', 'build:binary', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  else buildBundle();
+};
+
+/** Which server startBuiltServer runs, for a bench's first line. */
+export const builtServerName = BINARY ? 'the single executable (dist/punchcard)' : 'the built server (dist/)';
+
 /** Runs `SELF setup …args` through tsx, which makes a database (BENCH_MASTER_KEY) and prints `{secretKey}`; resolves with the key. */
 export async function setUp(self: string, args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', self, 'setup', ...args], { cwd: ROOT });
@@ -109,8 +122,9 @@ export type BuiltServer = ServerProcess & { secretKey: string };
  * loopback webhooks allowed, and `flags` besides.
  */
 export async function startBuiltServer(db: string, secretKey: string, flags: string[] = []): Promise<BuiltServer> {
-  const args = [join(ROOT, 'cli/punchcard.mjs'), '--db', db, 'serve', '--port', '0', '--host', '127.0.0.1', '--log-level', 'error', '--allow-insecure-webhooks', ...flags];
-  const server = await startServerProcess(process.execPath, args, listening, { label: `punchcard serve --db ${db}`, env: { PUNCHCARD_MASTER_KEY: BENCH_MASTER_KEY } });
+  const args = ['--db', db, 'serve', '--port', '0', '--host', '127.0.0.1', '--log-level', 'error', '--allow-insecure-webhooks', ...flags];
+  const [command, argv] = BINARY ? [join(ROOT, 'dist/punchcard'), args] : [process.execPath, [join(ROOT, 'cli/punchcard.mjs'), ...args]];
+  const server = await startServerProcess(command, argv, listening, { label: `punchcard serve --db ${db}`, env: { PUNCHCARD_MASTER_KEY: BENCH_MASTER_KEY } });
   return { ...server, secretKey };
 }
 

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { buildServer, builtServerName, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
 import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -174,11 +174,11 @@ async function main(): Promise<void> {
   const interval = arg('interval', 30);
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-soak-'));
   const db = join(dir, 'soak.db');
-  buildBundle();
+  buildServer();
   const receiver = await startReceiver();
   let child = await startChild(db, await setUp(SELF, [db, receiver.url]));
   const load = steadyAwards(() => child, rate);
-  console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; the built server (dist/) pinned to CPU 0`);
+  console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; ${builtServerName} pinned to CPU 0`);
   console.log('phase      t(s)  p50 ms  p99 ms  errors  RSS MiB  waiting  transactions  point lots  idem keys  events  deliveries  db MiB  wal MiB  free MiB');
   const began = performance.now();
   const report = (phase: string) => {

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundle, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
+import { buildServer, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
 import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
   const only = process.argv.includes('--latency-only');
   // This process (receiver, latency load) keeps to CPU 1 with wrk, leaving CPU 0 to the server.
   spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)]);
-  buildBundle();
+  buildServer();
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-bench-webhooks-'));
   try {
     console.log('webhook bench (the built servers pinned to CPU 0, receiver and load on CPU 1; a shared machine: figures are noisy)');
