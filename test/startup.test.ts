@@ -1,6 +1,6 @@
-// What a start does before its first answer (docs in bench/README.md, "The single executable"):
-// prom-client is loaded only after the first request is answered, only the parts of it the
-// metrics use, and what was counted before is not lost.
+// What a start does before its first answer (docs in bench/README.md, "Issue 29"): prom-client is
+// loaded only after the first request is answered, only the parts of it the metrics use, and what
+// was counted before is not lost; source maps stay off.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,24 +14,30 @@ const HOOK = fileURLToPath(new URL('./fixtures/first-answer-modules.cjs', import
 const BINARY = fileURLToPath(new URL('../dist/punchcard', import.meta.url));
 const NPM_START = fileURLToPath(new URL('../cli/punchcard.mjs', import.meta.url));
 
+interface AtRequest {
+  /** Node's modules loaded so far. */
+  modules: string[];
+  sourceMaps: boolean;
+}
+
 /**
- * Starts `serve` with the hook preloaded, asks /healthz then /metrics, and returns the Node modules
- * loaded as each request arrived. prom-client's index (its default metrics) loads Node's `v8`
+ * Starts `serve` with the hook preloaded, asks /healthz then /metrics, and returns what the process
+ * had loaded as each request arrived. prom-client's index (its default metrics) loads Node's `v8`
  * module, which nothing else of a server needs.
  */
-async function modulesAtRequests(command: string[]): Promise<Record<string, string[]>> {
+async function stateAtRequests(command: string[]): Promise<Record<string, AtRequest>> {
   const folder = mkdtempSync(join(tmpdir(), 'punchcard-startup-'));
   const env = { PATH: process.env.PATH, HOME: folder, TMPDIR: folder, PUNCHCARD_LOG: 'silent', NODE_OPTIONS: `--require ${HOOK}` };
   const args = ['--db', join(folder, 'punchcard.db'), 'serve', '--port', '0', '--metrics-token', 'scrape'];
   const server = spawn(command[0]!, [...command.slice(1), ...args], { env });
   const exited = new Promise((resolve) => server.once('exit', resolve));
-  const seen: Record<string, string[]> = {};
+  const seen: Record<string, AtRequest> = {};
   let errors = '';
   server.stderr.on('data', (chunk: Buffer) => {
     errors += chunk.toString();
     for (const [, line] of errors.matchAll(/^modules-at-request (.+)$/gm)) {
-      const { url, modules } = JSON.parse(line!) as { url: string; modules: string[] };
-      seen[url] ??= modules;
+      const { url, ...state } = JSON.parse(line!) as AtRequest & { url: string };
+      seen[url] ??= state;
     }
   });
   try {
@@ -58,20 +64,22 @@ async function modulesAtRequests(command: string[]): Promise<Record<string, stri
 }
 
 describe('a start, before its first answer', { timeout: 60_000 }, () => {
-  const check = (seen: Record<string, string[]>) => {
-    expect(seen['/healthz']).toContain('NativeModule http');
+  const check = (seen: Record<string, AtRequest>) => {
+    expect(seen['/healthz']?.modules).toContain('NativeModule http');
     // Not even once /metrics was asked for: only prom-client's parts load (its index took 69 ms
     // of the event loop, which the requests after the first answer waited for; the parts take 6).
-    expect(seen['/healthz']).not.toContain('NativeModule v8');
-    expect(seen['/metrics']).not.toContain('NativeModule v8');
+    expect(seen['/healthz']?.modules).not.toContain('NativeModule v8');
+    expect(seen['/metrics']?.modules).not.toContain('NativeModule v8');
+    // With them on, a start read the bundle's 1.3 MB map and the first error answer parsed it.
+    expect(seen['/healthz']?.sourceMaps).toBe(false);
   };
 
-  it('has not loaded prom-client\'s index (npm start)', async () => {
-    check(await modulesAtRequests([process.execPath, NPM_START]));
+  it('has not loaded prom-client\'s index nor turned source maps on (npm start)', async () => {
+    check(await stateAtRequests([process.execPath, NPM_START]));
   });
 
-  it.skipIf(!existsSync(BINARY))('has not loaded prom-client\'s index (the single executable)', async () => {
-    check(await modulesAtRequests([BINARY]));
+  it.skipIf(!existsSync(BINARY))('has not loaded prom-client\'s index nor turned source maps on (the single executable)', async () => {
+    check(await stateAtRequests([BINARY]));
   });
 });
 
