@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServer, builtServerName, setUp, startBuiltServer, stopServer, type BuiltServer } from './pinned-server.ts';
-import { cpuMs } from './processes.ts';
+import { cpuMs } from './machine.ts';
 import { BENCH_MASTER_KEY } from './settings.ts';
 
 const SELF = fileURLToPath(import.meta.url);

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs } from './processes.ts';
+import { cpuMs } from './machine.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BINARY = join(ROOT, 'dist/punchcard');

@@ -21,6 +21,9 @@ function processTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the full line)
 }
 
+/** CPU time (user + system, all threads) a process has used so far, in ms: unlike wall time, it holds on a loaded machine. */
+export const cpuMs = (pid: number): number => (processTicks(pid) * 1000) / TICKS_PER_SECOND;
+
 function snapshot(pids: number[]): Snapshot | null {
   try {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);

@@ -1,7 +1,7 @@
 // The bench's child processes: each server in its own process, pinned to one core, stopped
 // however the bench ends (children are killed and temp dirs removed on exit, signals and errors).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ParentMessage } from './child.ts';
@@ -17,12 +17,6 @@ export const PINNED = availableParallelism() >= 2 && process.platform === 'linux
 export const pinned = (core: number, command: string, args: string[]): [string, string[]] =>
   PINNED ? ['taskset', ['-c', String(core), command, ...args]] : [command, args];
 export const SERVER_CORE = 0;
-
-/** CPU time (user + system) a process has used so far, in ms: unlike wall time, it holds on a loaded machine. */
-export const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, in clock ticks of 10 ms
-};
 export const LOAD_CORE = 1;
 
 // --- cleanup: children and temp dirs go away however this process ends -----------------------
