@@ -1,7 +1,7 @@
 // The single executable's size, start-up time and idle memory (`npm run bench:binary`, after
 // `npm run build:binary`). Start-up is measured from spawn to the first answered request, on a
 // database that already exists (a restart); idle memory is the server's RSS once it has answered
-// a few requests and settled. Beside it, the same figures for `npm start` (Node + dist/punchcard.mjs)
+// a few requests and settled. Beside it, the same figures for `npm start` (Node + dist/punchcard.cjs)
 // and for the embedded Node doing nothing, which is the floor the executable starts from.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -10,20 +10,21 @@
 // 3. The CLI and server bundled into one CommonJS file (an SEA's entry is a CommonJS script) and
 //    the relay worker likewise; every file the program reads from its checkout goes in as an asset.
 // 4. Node's --experimental-sea-config makes the blob and postject injects it into a copy of the
-//    Node binary. The blob's entry is a small loader (SEA_LOADER) that compiles the bundle, an asset,
+//    Node binary. The blob's entry is a small loader (cli/run-bundle.cjs) that compiles the bundle, an asset,
 //    with a V8 code cache made by a training start (trainCodeCache): the executable is built once
 //    without it, started, asked /healthz, stopped, and built again with the code V8 compiled meanwhile.
 //    Node's own `useCodeCache` holds only what V8 compiles before running (the top level); the
 //    functions a start runs are otherwise parsed and compiled at every start, about a quarter of its work.
 //
 // Steps 1 and 2 are cached in node_modules/.cache/punchcard-binary/, so a second build takes seconds.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build as buildDist } from './bundle.mjs';
+import { build as buildDist, wrapped } from './bundle.mjs';
+import { bundleWrapper } from './run-bundle.cjs';
+import { trainCodeCache } from './train-code-cache.mjs';
 
 export const NODE_VERSION = '22.23.3';
 const NODE_PACKAGE_INTEGRITY = 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==';
@@ -94,53 +95,16 @@ const filesBelow = (dir) => readdirSync(join(ROOT, dir), { recursive: true, with
   .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 
 /**
- * The executable's entry: compiles the bundle (the asset `punchcard.cjs`, already wrapped as a
- * CommonJS function) with the trained code cache (`punchcard.cache`), and runs it with the entry's
- * own require (Node's built-in modules). A cache V8 refuses (another Node, other V8 flags, e.g. from
- * NODE_OPTIONS) only costs the compiling it would have saved. PUNCHCARD_BUILD_CODE_CACHE is for
- * the build's training start alone: the file to write the cache to as the process exits, or
- * `check` to print whether the cache was taken.
+ * The executable's entry: cli/run-bundle.cjs, then a call that runs the bundle (the asset
+ * `punchcard.cjs`) with the trained code cache (`punchcard.cache`) and the entry's own require
+ * (Node's built-in modules).
  */
-const SEA_LOADER = `'use strict';
+const seaLoader = () => `${readFileSync(join(ROOT, 'cli/run-bundle.cjs'), 'utf8')}
 const { getAsset } = require('node:sea');
-const { Script, constants } = require('node:vm');
-const cache = Buffer.from(getAsset('punchcard.cache'));
-const script = new Script(getAsset('punchcard.cjs', 'utf8'), {
-  filename: 'punchcard.cjs', cachedData: cache.length > 0 ? cache : undefined, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-});
-const training = process.env.PUNCHCARD_BUILD_CODE_CACHE;
-if (training === 'check') process.stderr.write(cache.length > 0 && !script.cachedDataRejected ? 'code cache taken\\n' : 'code cache refused\\n');
-else if (training) process.once('exit', () => require('node:fs').writeFileSync(training, script.createCachedData()));
-script.runInThisContext()(exports, require, module, __filename, __dirname);
+runBundle(getAsset('punchcard.cjs', 'utf8'), Buffer.from(getAsset('punchcard.cache')), 'punchcard.cjs', require);
 `;
 
-/** Runs `binary serve` on an empty database, asks it /healthz and a refused API call, stops it: the cache it writes as it exits. */
-async function trainCodeCache(binary, out) {
-  const folder = mkdtempSync(join(tmpdir(), 'punchcard-train-'));
-  try {
-    // No NODE_OPTIONS: V8 refuses a cache made under other flags.
-    const env = { PATH: process.env.PATH, HOME: folder, TMPDIR: folder, PUNCHCARD_LOG: 'silent', PUNCHCARD_BUILD_CODE_CACHE: out };
-    const db = join(folder, 'punchcard.db');
-    execFileSync(binary, ['--db', db, 'migrate'], { env: { ...env, PUNCHCARD_BUILD_CODE_CACHE: '' }, stdio: 'ignore' });
-    const server = spawn(binary, ['--db', db, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    let printed = '';
-    const url = await new Promise((resolve, reject) => {
-      server.stdout.on('data', (chunk) => {
-        printed += chunk;
-        const found = /^Punchcard listening on (http:\/\/\S+)/m.exec(printed)?.[1];
-        if (found) resolve(found);
-      });
-      server.once('exit', () => reject(new Error(`the training start exited before listening: ${printed}`)));
-    });
-    for (const path of ['/healthz', '/api/v1/members']) await (await fetch(`${url}${path}`)).arrayBuffer();
-    server.kill('SIGTERM');
-    await exited;
-    if (!existsSync(out)) throw new Error('the training start wrote no code cache');
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
+const EXECUTABLE_URL = 'require("node:url").pathToFileURL(process.execPath).href';
 
 async function bundle(work) {
   const { build } = await import('esbuild');
@@ -148,10 +112,13 @@ async function bundle(work) {
     bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning',
     // A CommonJS bundle has no import.meta: the executable's own URL stands in (src/shared/root.ts).
     define: { 'import.meta.url': '__punchcard_url' },
-    banner: { js: 'var __punchcard_url = require("node:url").pathToFileURL(process.execPath).href;' },
+    banner: { js: `var __punchcard_url = ${EXECUTABLE_URL};` },
   };
   // listhen (with node-forge, about 60% of the code) serves only --https: a bundle of its own, an asset.
-  await build({ ...common, entryPoints: [join(ROOT, 'cli/main.ts')], outfile: join(work, 'punchcard.cjs'), external: ['listhen'] });
+  await build({
+    ...common, ...wrapped(bundleWrapper(EXECUTABLE_URL)),
+    entryPoints: [join(ROOT, 'cli/main.ts')], outfile: join(work, 'punchcard.cjs'), external: ['listhen'],
+  });
   await build({ ...common, entryPoints: [join(ROOT, 'node_modules/listhen/dist/index.mjs')], outfile: join(work, 'listhen.cjs') });
   await build({ ...common, entryPoints: [join(ROOT, 'src/replication/relay.ts')], outfile: join(work, 'relay.cjs') });
 }
@@ -182,10 +149,8 @@ export async function buildBinary() {
   writeFileSync(join(work, 'manifest.json'), JSON.stringify(Object.keys(assets)));
   assets['manifest.json'] = join(work, 'manifest.json');
 
-  // The bundle as a CommonJS function, the way Node wraps a module: the loader compiles it as it is.
-  writeFileSync(join(work, 'punchcard.wrapped.cjs'), `(function (exports, require, module, __filename, __dirname) {${readFileSync(join(work, 'punchcard.cjs'), 'utf8')}\n})`);
-  writeFileSync(join(work, 'loader.cjs'), SEA_LOADER);
-  assets['punchcard.cjs'] = join(work, 'punchcard.wrapped.cjs');
+  writeFileSync(join(work, 'loader.cjs'), seaLoader());
+  assets['punchcard.cjs'] = join(work, 'punchcard.cjs');
   const cache = join(work, 'punchcard.cache');
   assets['punchcard.cache'] = cache;
   const node = join(nodeDir, 'bin/node');
@@ -203,7 +168,7 @@ export async function buildBinary() {
   step('making the blob, then training its code cache');
   writeFileSync(cache, '');
   inject();
-  await trainCodeCache(partial, join(work, 'trained.cache'));
+  await trainCodeCache([partial], join(work, 'trained.cache'));
   renameSync(join(work, 'trained.cache'), cache);
   inject();
   const checked = spawnSync(partial, ['--version'], { env: { PATH: process.env.PATH, PUNCHCARD_BUILD_CODE_CACHE: 'check' }, encoding: 'utf8' }).stderr;

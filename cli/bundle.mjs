@@ -1,36 +1,75 @@
-// Builds dist/: the CLI and server bundled into one file (dist/punchcard.mjs), the replication
-// relay's worker (dist/relay.mjs), the SDK (dist/sdk.mjs, `punchcard/sdk`) and the browser widget (dist/public/). Run by `npm ci` (the
+// Builds dist/: the CLI and server bundled into one CommonJS file (dist/punchcard.cjs) with its V8
+// code cache (dist/punchcard.cache), the replication relay's worker (dist/relay.mjs), the SDK
+// (dist/sdk.mjs, `punchcard/sdk`) and the browser widget (dist/public/). Run by `npm ci` (the
 // "prepare" script), `npm run build`, and before the tests; never when the server or the CLI starts.
 // The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
 // (both development dependencies, like esbuild).
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleWrapper } from './run-bundle.cjs';
+import { trainCodeCache } from './train-code-cache.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = `${ROOT}dist/`;
-const ENTRIES = { punchcard: `${ROOT}cli/main.ts`, relay: `${ROOT}src/replication/relay.ts`, sdk: `${ROOT}sdk/index.ts` };
+const ESM_ENTRIES = { relay: `${ROOT}src/replication/relay.ts`, sdk: `${ROOT}sdk/index.ts` };
+/** What a build leaves in dist/, beside the widget. */
+const OUTPUTS = ['punchcard.cjs', 'punchcard.cjs.map', 'relay.mjs', 'relay.mjs.map', 'sdk.mjs', 'sdk.mjs.map'];
+
+/**
+ * A package the program imports only when a feature is used (`await import()`: the Discord gateway,
+ * CSV, Markdown, pino, prom-client, listhen) stays in node_modules and loads then. Every other one
+ * is bundled: a start reads and compiles one file instead of resolving a hundred-odd modules.
+ */
+const loadedWhenUsed = {
+  name: 'loaded-when-used',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
+  },
+};
+
+/** The cache file: the bundle's sha256, then V8's data; cli/punchcard.mjs uses it only for that very bundle. */
+export const codeCacheFile = (bundle, data) => Buffer.concat([createHash('sha256').update(bundle).digest(), data]);
+
+/** esbuild's banner and footer options for a bundleWrapper. */
+export const wrapped = ({ banner, footer }) => ({ banner: { js: banner }, footer: { js: footer } });
 
 export async function build() {
   const { build: esbuild } = await import('esbuild');
   // Built beside, then renamed into place: a process starting meanwhile sees the old files or the
-  // new ones, never half of one, and two builds at once both end with whole files.
-  const temp = `${OUT_DIR}.build-${process.pid}/`;
+  // new ones, never half of one, and two builds at once both end with whole files. The folder sits
+  // beside dist/, as deep, so the source maps' relative paths to src/ hold after the rename.
+  const temp = `${ROOT}.dist-build-${process.pid}/`;
   mkdirSync(temp, { recursive: true });
   try {
+    const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent', outdir: temp };
+    await esbuild({ ...common, entryPoints: ESM_ENTRIES, outExtension: { '.js': '.mjs' }, format: 'esm', packages: 'external' });
     await esbuild({
-      entryPoints: ENTRIES, outdir: temp, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm',
-      target: 'node20', packages: 'external', sourcemap: 'linked', logLevel: 'silent',
+      ...common, entryPoints: { punchcard: `${ROOT}cli/main.ts` }, outExtension: { '.js': '.cjs' }, format: 'cjs',
+      external: ['better-sqlite3'], plugins: [loadedWhenUsed], supported: { 'dynamic-import': false },
+      // A CommonJS bundle has no import.meta: its own file's URL stands in (src/shared/root.ts).
+      define: { 'import.meta.url': '__punchcard_url' }, ...wrapped(bundleWrapper('require("node:url").pathToFileURL(__filename).href')),
     });
-    for (const name of Object.keys(ENTRIES)) {
-      renameSync(`${temp}${name}.mjs.map`, `${OUT_DIR}${name}.mjs.map`);
-      renameSync(`${temp}${name}.mjs`, `${OUT_DIR}${name}.mjs`);
-    }
+    // The old cache goes first: a start between the renames compiles without one.
+    rmSync(`${OUT_DIR}punchcard.cache`, { force: true });
+    for (const name of OUTPUTS) renameSync(`${temp}${name}`, `${OUT_DIR}${name}`);
+    // Left by builds before the bundle was CommonJS.
+    for (const name of ['punchcard.mjs', 'punchcard.mjs.map']) rmSync(`${OUT_DIR}${name}`, { force: true });
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
   const { buildWidget } = await import('../widget/build.ts');
   const { writeWidgetFiles } = await import('../widget/files.ts');
   writeWidgetFiles(await buildWidget());
+
+  const trained = `${OUT_DIR}.punchcard-${process.pid}.cache`;
+  try {
+    await trainCodeCache([process.execPath, `${ROOT}cli/punchcard.mjs`], trained);
+    writeFileSync(trained, codeCacheFile(readFileSync(`${OUT_DIR}punchcard.cjs`), readFileSync(trained)));
+    renameSync(trained, `${OUT_DIR}punchcard.cache`);
+  } finally {
+    rmSync(trained, { force: true });
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await build();

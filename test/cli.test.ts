@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import Database from 'better-sqlite3';
@@ -57,7 +57,7 @@ describe('punchcard CLI', () => {
 
   it('never builds at start: it runs the bundle as built, even with a source newer than it', () => {
     const source = fileURLToPath(new URL('../src/shared/root.ts', import.meta.url));
-    const bundle = fileURLToPath(new URL('../dist/punchcard.mjs', import.meta.url));
+    const bundle = fileURLToPath(new URL('../dist/punchcard.cjs', import.meta.url));
     const built = statSync(bundle).mtimeMs;
     const edited = new Date(Math.max(Date.now(), built + 1000));
     utimesSync(source, edited, edited);
@@ -65,15 +65,47 @@ describe('punchcard CLI', () => {
     expect(statSync(bundle).mtimeMs).toBe(built);
   });
 
-  it('runs on its runtime dependencies alone: the bundle imports no build tool and no widget library', () => {
+  it('runs on its runtime dependencies alone: the bundle loads no build tool and no widget library', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    const bundle = readFileSync(new URL('../dist/punchcard.mjs', import.meta.url), 'utf8');
-    const imported = new Set([...bundle.matchAll(/(?:from |import\()"([^".][^"]*)"/g)].map((m) => m[1]!)
+    const bundle = readFileSync(new URL('../dist/punchcard.cjs', import.meta.url), 'utf8');
+    const imported = new Set([...bundle.matchAll(/\brequire\("([^".][^"]*)"\)/g)].map((m) => m[1]!)
       .filter((name) => !name.startsWith('node:')).map((name) => name.split('/').slice(0, name.startsWith('@') ? 2 : 1).join('/')));
     expect([...imported].filter((name) => !(name in pkg.dependencies))).toEqual([]);
-    for (const tool of ['esbuild', 'tsx', 'preact']) expect(pkg.dependencies).not.toHaveProperty(tool);
+    for (const tool of ['esbuild', 'tsx', 'preact']) {
+      expect(pkg.dependencies).not.toHaveProperty(tool);
+      // esbuild heads each module it bundles with its path.
+      expect(bundle).not.toContain(`// node_modules/${tool}/`);
+    }
     // The widget the server serves was built beside the bundle.
     expect(existsSync(new URL('../dist/public/widget.js', import.meta.url))).toBe(true);
+  });
+
+  it('starts from the code cache the build trained, and only for the bundle it was made from', () => {
+    // The test environment's NODE_OPTIONS (if any) would change V8's flags, which refuse any cache.
+    const check = { PUNCHCARD_BUILD_CODE_CACHE: 'check', NODE_OPTIONS: '' };
+    expect(punchcard(['--version'], check)).toMatchObject({ status: 0, stderr: 'code cache taken\n' });
+    // A bundle of the same length with one character changed: V8 alone would take the cache.
+    const checkout = mkdtempSync(join(tmpdir(), 'punchcard-stalecache-'));
+    for (const file of ['package.json', 'cli/punchcard.mjs', 'cli/run-bundle.cjs', 'dist/punchcard.cjs', 'dist/punchcard.cache']) {
+      mkdirSync(join(checkout, file, '..'), { recursive: true });
+      copyFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), join(checkout, file));
+    }
+    for (const folder of ['node_modules', 'docs']) symlinkSync(fileURLToPath(new URL(`../${folder}`, import.meta.url)), join(checkout, folder));
+    const bundle = join(checkout, 'dist/punchcard.cjs');
+    const source = readFileSync(bundle, 'utf8');
+    expect(source).toContain('Punchcard listening on');
+    writeFileSync(bundle, source.replace('Punchcard listening on', 'Punchcard listening at'));
+    const stale = spawnSync(process.execPath, [join(checkout, 'cli/punchcard.mjs'), '--version'], { env: { ...process.env, ...check }, encoding: 'utf8' });
+    const { version } = JSON.parse(readFileSync(join(checkout, 'package.json'), 'utf8'));
+    expect(stale).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: 'code cache refused\n' });
+    rmSync(checkout, { recursive: true, force: true });
+  });
+
+  it('names the bundle in stack traces, and src/ with NODE_OPTIONS=--enable-source-maps', () => {
+    const hook = fileURLToPath(new URL('./fixtures/stack-at-start.mjs', import.meta.url));
+    const frame = (options: string) => /^stack-at-start (.*)$/m.exec(punchcard(['--version'], { NODE_OPTIONS: options }).stderr)?.[1];
+    expect(frame(`--import ${hook}`)).toMatch(/dist\/punchcard\.cjs:\d+:\d+\)$/);
+    expect(frame(`--import ${hook} --enable-source-maps`)).toContain(`(${fileURLToPath(new URL('../src/shared/assets.ts', import.meta.url))}:`);
   });
 
   it('says how to build when the bundle is missing, instead of building it', () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The checkout's root folder: the nearest folder above this module holding package.json. The
  * search (not a fixed `..`) holds for the sources (src/shared/) and the bundled CLI
- * (dist/punchcard.mjs, where every module shares one import.meta.url) alike. The single executable
+ * (dist/punchcard.cjs, where every module shares one import.meta.url) alike. The single executable
  * has no checkout: its root is its own folder, and its files are embedded (src/shared/assets.ts).
  */
 function findRoot(): URL {
