@@ -40,7 +40,7 @@ export async function build() {
   // new ones, never half of one, and two builds at once both end with whole files. The folder sits
   // beside dist/, as deep, so the source maps' relative paths to src/ hold after the rename.
   const temp = `${ROOT}.dist-build-${process.pid}/`;
-  mkdirSync(temp, { recursive: true });
+  for (const folder of [temp, OUT_DIR]) mkdirSync(folder, { recursive: true });
   try {
     const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: 'linked', logLevel: 'silent', outdir: temp };
     await esbuild({ ...common, entryPoints: ESM_ENTRIES, outExtension: { '.js': '.mjs' }, format: 'esm', packages: 'external' });
