@@ -29,7 +29,7 @@ const loadedWhenUsed = {
 };
 
 /** The cache file: the bundle's sha256, then V8's data; cli/punchcard.mjs uses it only for that very bundle. */
-export const codeCacheFile = (bundle, data) => Buffer.concat([createHash('sha256').update(bundle).digest(), data]);
+const codeCacheFile = (bundle, data) => Buffer.concat([createHash('sha256').update(bundle).digest(), data]);
 
 /** esbuild's banner and footer options for a bundleWrapper. */
 export const wrapped = ({ banner, footer }) => ({ banner: { js: banner }, footer: { js: footer } });
