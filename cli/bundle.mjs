@@ -4,10 +4,9 @@
 // "prepare" script), `npm run build`, and before the tests; never when the server or the CLI starts.
 // The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
 // (both development dependencies, like esbuild).
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bundleWrapper } from './run-bundle.cjs';
+import { bundleWrapper, sealCache } from './run-bundle.cjs';
 import { trainCodeCache } from './train-code-cache.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -27,9 +26,6 @@ const loadedWhenUsed = {
     build.onResolve({ filter: /^[^./]/ }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
   },
 };
-
-/** The cache file: the bundle's sha256, then V8's data; cli/punchcard.mjs uses it only for that very bundle. */
-const codeCacheFile = (bundle, data) => Buffer.concat([createHash('sha256').update(bundle).digest(), data]);
 
 /** esbuild's banner and footer options for a bundleWrapper. */
 export const wrapped = ({ banner, footer }) => ({ banner: { js: banner }, footer: { js: footer } });
@@ -65,7 +61,7 @@ export async function build() {
   const trained = `${OUT_DIR}.punchcard-${process.pid}.cache`;
   try {
     await trainCodeCache([process.execPath, `${ROOT}cli/punchcard.mjs`], trained);
-    writeFileSync(trained, codeCacheFile(readFileSync(`${OUT_DIR}punchcard.cjs`), readFileSync(trained)));
+    writeFileSync(trained, sealCache(readFileSync(`${OUT_DIR}punchcard.cjs`), readFileSync(trained)));
     renameSync(trained, `${OUT_DIR}punchcard.cache`);
   } finally {
     rmSync(trained, { force: true });

@@ -2,7 +2,6 @@
 // Entry point of the `punchcard` command: it runs the CLI and server that `npm ci` (or
 // `npm run build`) bundled into dist/punchcard.cjs, with the V8 code cache the build trained
 // (dist/punchcard.cache; cli/run-bundle.cjs). Nothing is built or transpiled here.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +20,6 @@ if (process.sourceMapsEnabled) require(bundle);
 else {
   const source = readFileSync(bundle, 'utf8');
   const cacheFile = fileURLToPath(new URL('../dist/punchcard.cache', import.meta.url));
-  const cache = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
-  // V8 checks a cache against its source's length only: the build's sha256 ties it to this bundle.
-  const matches = cache?.subarray(0, 32).equals(createHash('sha256').update(source).digest());
-  require('./run-bundle.cjs').runBundle(source, matches ? cache.subarray(32) : undefined, bundle, createRequire(bundle));
+  const { openCache, runBundle } = require('./run-bundle.cjs');
+  runBundle(source, openCache(source, existsSync(cacheFile) ? readFileSync(cacheFile) : undefined), bundle, createRequire(bundle));
 }

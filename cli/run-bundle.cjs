@@ -7,6 +7,7 @@
 // compiling it would have saved. PUNCHCARD_BUILD_CODE_CACHE is for the build's training start
 // alone: the file to write the cache to as the process exits, or `check` to print whether the
 // cache was taken.
+const { createHash } = require('node:crypto');
 const { Script, constants } = require('node:vm');
 
 /**
@@ -38,4 +39,14 @@ function runBundle(source, cache, filename, moduleRequire) {
   script.runInThisContext()(bundle.exports, moduleRequire, bundle, filename, require('node:path').dirname(filename));
 }
 
-module.exports = { bundleWrapper, runBundle };
+/**
+ * npm start's cache file (dist/punchcard.cache): the bundle's sha256, then V8's data. V8 checks a
+ * cache against its source's length only; the hash ties the file to the bundle it was made from.
+ */
+const sha256 = (source) => createHash('sha256').update(source).digest();
+/** The file's contents for `source` (its text or bytes) and V8's `data`. */
+const sealCache = (source, data) => Buffer.concat([sha256(source), data]);
+/** V8's data from such a file, or nothing when the file is missing or was made for another bundle. */
+const openCache = (source, file) => (file?.subarray(0, 32).equals(sha256(source)) ? file.subarray(32) : undefined);
+
+module.exports = { bundleWrapper, runBundle, sealCache, openCache };
