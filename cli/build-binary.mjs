@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build as buildDist, wrapped } from './bundle.mjs';
+import { build as buildDist, escapeToAscii, wrapped } from './bundle.mjs';
 import { bundleWrapper } from './run-bundle.cjs';
 import { trainCodeCache } from './train-code-cache.mjs';
 
@@ -121,6 +121,7 @@ async function bundle(work) {
   });
   await build({ ...common, entryPoints: [join(ROOT, 'node_modules/listhen/dist/index.mjs')], outfile: join(work, 'listhen.cjs') });
   await build({ ...common, entryPoints: [join(ROOT, 'src/replication/relay.ts')], outfile: join(work, 'relay.cjs') });
+  for (const name of ['punchcard.cjs', 'listhen.cjs', 'relay.cjs']) escapeToAscii(join(work, name));
 }
 
 export async function buildBinary() {

@@ -80,6 +80,13 @@ describe('punchcard CLI', () => {
     expect(existsSync(new URL('../dist/public/widget.js', import.meta.url))).toBe(true);
   });
 
+  it('keeps the bundle ASCII, so V8 holds its text at one byte a character', () => {
+    const bundle = readFileSync(new URL('../dist/punchcard.cjs', import.meta.url), 'utf8');
+    // h3's router (rou3) ships a literal U+FFFC in a regular expression; the build escapes it.
+    expect(bundle).toContain(String.raw`\x80-\ufffc`);
+    expect(bundle.match(/[^\x00-\x7f].{0,40}/)?.[0]).toBeUndefined();
+  });
+
   it('starts from the code cache the build trained, and only for the bundle it was made from', () => {
     // The test environment's NODE_OPTIONS (if any) would change V8's flags, which refuse any cache.
     const check = { PUNCHCARD_BUILD_CODE_CACHE: 'check', NODE_OPTIONS: '' };
