@@ -36,7 +36,7 @@ const loadedWhenUsed = {
  */
 export function escapeToAscii(file) {
   const text = readFileSync(file, 'utf8');
-  const ascii = text.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) writeFileSync(file, ascii);
 }
 
