@@ -1,7 +1,7 @@
 // The single executable's size, start-up time and idle memory (`npm run bench:binary`, after
 // `npm run build:binary`). Start-up is measured from spawn to the first answered request, on a
 // database that already exists (a restart); idle memory is the server's RSS once it has answered
-// a few requests and settled. Beside it, the same figures for `npm start` (Node + dist/punchcard.cjs)
+// a few requests and settled, and again once it has idled for half a minute. Beside it, the same figures for `npm start` (Node + dist/punchcard.cjs)
 // and for the embedded Node doing nothing, which is the floor the executable starts from.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -50,6 +50,9 @@ async function startOnce(command: string[], env: NodeJS.ProcessEnv, measureRss: 
     for (let i = 0; i < 20; i++) await get('/api/v1/members');
     await pause(3000); // idle: timers, lazy compilation and the first GC have run
     memory = rss(child.pid!);
+    // Left alone longer, V8's memory reducer shrinks the young generation a busy start grew.
+    await pause(30_000);
+    memory += `; after 30 s more ${rss(child.pid!)}`;
   }
   child.kill('SIGTERM');
   await exited;
