@@ -41,8 +41,12 @@ const get = (path: string) => new Promise<number>((resolve) => {
 async function startOnce(command: string[], env: NodeJS.ProcessEnv, measureRss: boolean): Promise<{ startMs: number; cpu: number; memory: string }> {
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), { env, stdio: 'ignore' });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  while ((await get('/healthz')) === 0) await pause(2);
+  let exitCode: number | string | null | undefined;
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(exitCode = code ?? signal)));
+  while ((await get('/healthz')) === 0) {
+    if (exitCode !== undefined) throw new Error(`${command.join(' ')} exited (${exitCode}) before answering`);
+    await pause(2);
+  }
   const startMs = performance.now() - started;
   const cpu = cpuMs(child.pid!);
   let memory = '';
