@@ -42,7 +42,10 @@ async function startOnce(command: string[], env: NodeJS.ProcessEnv, measureRss: 
   const started = performance.now();
   const child = spawn(command[0]!, command.slice(1), { env, stdio: 'ignore' });
   let exitCode: number | string | null | undefined;
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(exitCode = code ?? signal)));
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => {
+    exitCode = code ?? signal;
+    resolve(exitCode);
+  }));
   while ((await get('/healthz')) === 0) {
     if (exitCode !== undefined) throw new Error(`${command.join(' ')} exited (${exitCode}) before answering`);
     await pause(2);
