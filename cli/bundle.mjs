@@ -31,12 +31,14 @@ const loadedWhenUsed = {
  * Rewrites a bundle so its text is ASCII. V8 holds a script's source for the process's life, at two
  * bytes a character once one character is not Latin-1: one such character (rou3's router keeps a
  * literal U+FFFC in a regular expression, which esbuild does not escape) doubles that string, about
- * 1 MB of idle memory. A \\uXXXX escape means the same character in strings, regular expressions,
- * identifiers and comments.
+ * 1 MB of idle memory. A \uXXXX escape means the same character in strings, regular expressions,
+ * identifiers and comments; a backslash that escaped the character itself (`\×`, which means `×`)
+ * is dropped, or it would escape the new escape's own backslash.
  */
 export function escapeToAscii(file) {
   const text = readFileSync(file, 'utf8');
-  const ascii = text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = text.replace(/(\\*)([\u0080-\uffff])/g, (_, backslashes, unit) =>
+    `${backslashes.slice(backslashes.length % 2)}\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== text) writeFileSync(file, ascii);
 }
 

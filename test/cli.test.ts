@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runInThisContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from './helpers/http.ts';
 import { punchcard, punchcardJson, spawnServer } from './helpers/cli.ts';
@@ -85,6 +86,22 @@ describe('punchcard CLI', () => {
     // h3's router (rou3) ships a literal U+FFFC in a regular expression; the build escapes it.
     expect(bundle).toContain(String.raw`\x80-\ufffc`);
     expect(bundle.match(/[\u0080-\uffff].{0,40}/)?.[0]).toBeUndefined();
+  });
+
+  it('escapes a bundle to ASCII without changing what it means', async () => {
+    // The build's own module (plain JavaScript, outside the type check).
+    const { escapeToAscii } = await import(new URL('../cli/bundle.mjs', import.meta.url).href) as { escapeToAscii: (file: string) => void };
+    const file = join(dir, 'ascii-bundle.cjs');
+    // A range in a regular expression (as rou3's), an escaped character, an escaped backslash, an
+    // astral character, a Unicode-mode regular expression and a comment.
+    const source = 'module.exports = [/^[\\w$\\x80-\uFFFC]/.test("\u00E9"), "\\\u00D7 \\\\\u00D7 a\u00D7b", "\u{1F600}", /\u00D7/u.test("\u00D7")]; // \u00D7';
+    const evaluate = (text: string) => runInThisContext(`(function (module) { ${text}\nreturn module.exports; })`)({}) as unknown[];
+    writeFileSync(file, source);
+    escapeToAscii(file);
+    const escaped = readFileSync(file, 'utf8');
+    expect(escaped).toMatch(/^[\x20-\x7e]*$/);
+    expect(evaluate(escaped)).toEqual([true, '\u00D7 \\\u00D7 a\u00D7b', '\u{1F600}', true]);
+    expect(evaluate(escaped)).toEqual(evaluate(source));
   });
 
   it('starts from the code cache the build trained, and only for the bundle it was made from', () => {
