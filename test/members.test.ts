@@ -241,6 +241,24 @@ describe('GET /members (list and search)', () => {
     expect(res.body.pagination).toEqual({ total: expected.length, limit: 50, offset: 0, hasMore: false });
   });
 
+  it('ignores the case of every letter, not only ASCII, in long and short searches', async () => {
+    const intl = server.addProject('International').api;
+    for (const person of [
+      { externalId: 'zoe', name: 'Zoë Ünal' },
+      { externalId: 'emilie', email: 'emilie@example.fr', name: 'ÉMILIE Durand' },
+      { externalId: 'lukasz', name: 'Łukasz Nowak' },
+    ]) expect((await intl.post('/api/v1/members', person)).status).toBe(201);
+    for (const [search, expected] of [
+      ['ünal', ['zoe']], ['ÜNAL', ['zoe']], ['zoë ü', ['zoe']], ['émilie d', ['emilie']], ['Émilie', ['emilie']],
+      ['ü', ['zoe']], ['ŁU', ['lukasz']], ['zo', ['zoe']], ['emilie@', ['emilie']],
+      // Accents are letters of their own: no fold removes them.
+      ['unal', []], ['emilie d', []],
+    ] as const) {
+      const res = await intl.get(`/api/v1/members?search=${enc(search)}`);
+      expect({ search, found: ids(res.body.members) }).toEqual({ search, found: expected });
+    }
+  });
+
   it('pages search results', async () => {
     const res = await list.get('/api/v1/members?search=example.com&limit=2&offset=1');
     // example.com: back\slash, 1000, 100%, axb, a_b, u-01 (not u-02, which is example.org)

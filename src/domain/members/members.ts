@@ -226,8 +226,16 @@ function trigramQuery(search: string): string {
   return [...terms].map((term) => `"${term.replaceAll('"', '""')}"`).join(' AND ');
 }
 
-const searchLike = (table: string) =>
-  `(${table}external_id LIKE @pattern ESCAPE '\\' OR ${table}email LIKE @pattern ESCAPE '\\' OR ${table}name LIKE @pattern ESCAPE '\\')`;
+/**
+ * Which rows hold the search text, ignoring case. LIKE folds ASCII letters only, which is exact
+ * for an ASCII search and the fastest check; a search with any other letter compares lower-cased
+ * text (lower_unicode, src/db/connection.ts), one call into JavaScript per column and row.
+ */
+const searchLike = (table: string, ascii: boolean) => (ascii
+  ? `(${table}external_id LIKE @pattern ESCAPE '\\' OR ${table}email LIKE @pattern ESCAPE '\\' OR ${table}name LIKE @pattern ESCAPE '\\')`
+  : `(instr(lower_unicode(${table}external_id), @lowered) > 0 OR instr(lower_unicode(${table}email), @lowered) > 0 OR instr(lower_unicode(${table}name), @lowered) > 0)`);
+
+const isAscii = (text: string) => !/[\u0080-\uffff]/.test(text);
 
 /**
  * Which members a listing reads, newest first. Searches of three or more characters use the
@@ -238,17 +246,19 @@ const searchLike = (table: string) =>
  */
 function scope(search: string): string {
   if (!search) return 'project_id = @projectId AND erased_at IS NULL';
-  if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${searchLike('')}`;
+  const holds = searchLike('', isAscii(search));
+  if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${holds}`;
   return `project_id = @projectId AND erased_at IS NULL AND +id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase)
-    AND ${searchLike('')}`;
+    AND ${holds}`;
 }
 
 /**
  * An indexed search's matches as [id, created_at], up to `@countLimit`: the trigram index drives
  * (lazily, so a broad search stops at the limit) and each candidate is checked once.
  */
-const INDEXED_MATCHES = `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid
-  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${searchLike('m.')} LIMIT @countLimit`;
+const indexedMatches = (ascii: boolean) => `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid
+  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${searchLike('m.', ascii)} LIMIT @countLimit`;
+const INDEXED_MATCHES = { ascii: indexedMatches(true), other: indexedMatches(false) };
 
 const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1] ? b[0] - a[0] : a[1] < b[1] ? 1 : -1);
 
@@ -262,6 +272,7 @@ export function listMembers(
   const params = {
     projectId,
     pattern: `%${escapeLike(search)}%`,
+    lowered: search.toLowerCase(),
     phrase: trigramQuery(search),
     limit: query.limit,
     offset: query.offset,
@@ -278,7 +289,7 @@ export function listMembers(
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
   }
-  const matches = stmt<[number, string]>(db, INDEXED_MATCHES).raw(true).all(params);
+  const matches = stmt<[number, string]>(db, INDEXED_MATCHES[isAscii(search) ? 'ascii' : 'other']).raw(true).all(params);
   if (matches.length === countLimit) return page(countLimit, selectPage());
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
