@@ -33,12 +33,15 @@ const search = async (api: TestServer['api'], text: string) => {
   return res.body as { members: { externalId: string }[]; pagination: { total: number } };
 };
 
-/** The query GET /members?search= ran before the trigram index: a LIKE over every member of the project. */
-function likeQuery(projectId: string, text: string): string[] {
-  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return (server.ctx.db.prepare(`SELECT external_id FROM members WHERE project_id = @projectId AND erased_at IS NULL
-    AND (external_id LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR name LIKE @pattern ESCAPE '\\')
-    ORDER BY created_at DESC, id DESC`).pluck().all({ projectId, pattern }) as string[]);
+/**
+ * What GET /members?search= must return, found without SQL's help: every member of the project
+ * holding the text in its externalId, email or name, in any case, newest first.
+ */
+function holdersOf(projectId: string, text: string): string[] {
+  const rows = server.ctx.db.prepare(`SELECT external_id, email, name FROM members WHERE project_id = ? AND erased_at IS NULL
+    ORDER BY created_at DESC, id DESC`).raw(true).all(projectId) as (string | null)[][];
+  const lowered = text.toLowerCase();
+  return rows.filter((row) => row.some((value) => value?.toLowerCase().includes(lowered))).map((row) => row[0]!);
 }
 
 beforeAll(async () => {
@@ -93,12 +96,12 @@ describe('GET /members?search=', () => {
     expect((await search(server.api, 'augusta')).pagination.total).toBe(1);
   });
 
-  it('returns exactly what the LIKE query returned, for short, long and special search strings', async () => {
+  it('returns exactly the members holding the text in any case, for short, long and special search strings', async () => {
     const texts = ['a', 'É', '%', '_', '"', "'", 'an', 'Bo', '50%', 'x_y', 'o"k', "d'a", 'che', 'CHE', 'gü', 'GÜ', 'zé', 'Zé', '李m',
       'shop.example', 'mail.EXAMPLE', '-1', '-12', '@shop', 'anbo', 'Fael', ' Ø', 'Øjo', 'ka李mo', 'kaka', '\\', '%%%', 'e-3'];
     let nonEmpty = 0;
     for (const text of texts) {
-      const expected = likeQuery(server.projectId, text);
+      const expected = holdersOf(server.projectId, text);
       const page = await search(server.api, text);
       expect(page.pagination.total, text).toBe(expected.length);
       expect(page.members.map((m) => m.externalId), text).toEqual(expected.slice(0, 100));
@@ -116,7 +119,7 @@ describe('GET /members?search=', () => {
   });
 
   it('pages through search results', async () => {
-    const all = likeQuery(server.projectId, 'an');
+    const all = holdersOf(server.projectId, 'an');
     expect(all.length).toBeGreaterThan(30);
     const first = await server.api.get('/api/v1/members?search=an&limit=10&offset=0');
     const second = await server.api.get('/api/v1/members?search=an&limit=10&offset=10');
@@ -127,7 +130,7 @@ describe('GET /members?search=', () => {
 });
 
 describe('a broad search', () => {
-  it('counts to 1,000 past the page (a lower bound, hasMore true) and pages exactly like the LIKE query', async () => {
+  it('counts to 1,000 past the page (a lower bound, hasMore true) and pages exactly like a scan of every member', async () => {
     const broad = server.addProject('Broad');
     const matching = SEARCH_COUNT_AHEAD + 150;
     atomically(server.ctx.db, () => {
@@ -137,7 +140,7 @@ describe('a broad search', () => {
       }
     });
     for (const text of ['garcía', 'ía']) {
-      const expected = likeQuery(broad.projectId, text);
+      const expected = holdersOf(broad.projectId, text);
       expect(expected).toHaveLength(matching);
       const first = await broad.api.get(`/api/v1/members?search=${enc(text)}&limit=100`);
       expect(first.body.pagination, text).toEqual({ total: 100 + SEARCH_COUNT_AHEAD, limit: 100, offset: 0, hasMore: true });
