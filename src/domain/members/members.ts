@@ -217,7 +217,7 @@ export const SEARCH_COUNT_AHEAD = 1000;
 /**
  * The index query of a search: every third trigram of it and its last (which cover every
  * character), each a quoted term. The index keeps no positions (migrations/0021), so this finds the
- * members holding those trigrams anywhere, and LIKE then keeps those that hold the text.
+ * members holding those trigrams anywhere, and holdsText then keeps those that hold the text.
  */
 function trigramQuery(search: string): string {
   const chars = [...search];
@@ -231,7 +231,7 @@ function trigramQuery(search: string): string {
  * for an ASCII search and the fastest check; a search with any other letter compares lower-cased
  * text (lower_unicode, src/db/connection.ts), one call into JavaScript per column and row.
  */
-const searchLike = (table: string, ascii: boolean) => (ascii
+const holdsText = (table: string, ascii: boolean) => (ascii
   ? `(${table}external_id LIKE @pattern ESCAPE '\\' OR ${table}email LIKE @pattern ESCAPE '\\' OR ${table}name LIKE @pattern ESCAPE '\\')`
   : `(instr(lower_unicode(${table}external_id), @lowered) > 0 OR instr(lower_unicode(${table}email), @lowered) > 0 OR instr(lower_unicode(${table}name), @lowered) > 0)`);
 
@@ -239,14 +239,14 @@ const isAscii = (text: string) => !/[\u0080-\uffff]/.test(text);
 
 /**
  * Which members a listing reads, newest first. Searches of three or more characters use the
- * trigram index (it folds case more widely than LIKE, which folds ASCII only; LIKE then keeps
- * exactly what it would match). For a broad search (more matches than it counts), walking the
+ * trigram index (which ignores case too; holdsText then keeps exactly the members
+ * holding the text). For a broad search (more matches than it counts), walking the
  * project's members newest first and probing the set of matches (`+id`: no rowid lookups) stops
  * at the page instead of reading every match to sort them.
  */
 function scope(search: string): string {
   if (!search) return 'project_id = @projectId AND erased_at IS NULL';
-  const holds = searchLike('', isAscii(search));
+  const holds = holdsText('', isAscii(search));
   if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${holds}`;
   return `project_id = @projectId AND erased_at IS NULL AND +id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase)
     AND ${holds}`;
@@ -257,7 +257,7 @@ function scope(search: string): string {
  * (lazily, so a broad search stops at the limit) and each candidate is checked once.
  */
 const indexedMatches = (ascii: boolean) => `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid
-  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${searchLike('m.', ascii)} LIMIT @countLimit`;
+  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${holdsText('m.', ascii)} LIMIT @countLimit`;
 const INDEXED_MATCHES = { ascii: indexedMatches(true), other: indexedMatches(false) };
 
 const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1] ? b[0] - a[0] : a[1] < b[1] ? 1 : -1);
