@@ -244,9 +244,9 @@ const isAscii = (text: string) => !/[\u0080-\uffff]/.test(text);
  * project's members newest first and probing the set of matches (`+id`: no rowid lookups) stops
  * at the page instead of reading every match to sort them.
  */
-function scope(search: string): string {
+function scope(search: string, ascii: boolean): string {
   if (!search) return 'project_id = @projectId AND erased_at IS NULL';
-  const holds = holdsText('', isAscii(search));
+  const holds = holdsText('', ascii);
   if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${holds}`;
   return `project_id = @projectId AND erased_at IS NULL AND +id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase)
     AND ${holds}`;
@@ -283,13 +283,14 @@ export function listMembers(
     members: rows.map((row) => toMember(row, levels)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   });
-  const where = scope(search);
+  const ascii = isAscii(search);
+  const where = scope(search, ascii);
   const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`, params);
   if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
   }
-  const matches = stmt<[number, string]>(db, INDEXED_MATCHES[isAscii(search) ? 'ascii' : 'other']).raw(true).all(params);
+  const matches = stmt<[number, string]>(db, INDEXED_MATCHES[ascii ? 'ascii' : 'other']).raw(true).all(params);
   if (matches.length === countLimit) return page(countLimit, selectPage());
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
