@@ -107,7 +107,11 @@ runBundle(getAsset('punchcard.cjs', 'utf8'), Buffer.from(getAsset('punchcard.cac
 const EXECUTABLE_URL = 'require("node:url").pathToFileURL(process.execPath).href';
 
 async function bundle(work) {
-  const { build } = await import('esbuild');
+  const { build: esbuild } = await import('esbuild');
+  const build = async (options) => {
+    await esbuild(options);
+    escapeToAscii(options.outfile);
+  };
   const common = {
     bundle: true, platform: 'node', format: 'cjs', target: 'node22', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning',
     // A CommonJS bundle has no import.meta: the executable's own URL stands in (src/shared/root.ts).
@@ -121,7 +125,6 @@ async function bundle(work) {
   });
   await build({ ...common, entryPoints: [join(ROOT, 'node_modules/listhen/dist/index.mjs')], outfile: join(work, 'listhen.cjs') });
   await build({ ...common, entryPoints: [join(ROOT, 'src/replication/relay.ts')], outfile: join(work, 'relay.cjs') });
-  for (const name of ['punchcard.cjs', 'listhen.cjs', 'relay.cjs']) escapeToAscii(join(work, name));
 }
 
 export async function buildBinary() {
