@@ -1,8 +1,9 @@
 // The single executable's size, start-up time and idle memory (`npm run bench:binary`, after
 // `npm run build:binary`). Start-up is measured from spawn to the first answered request, on a
 // database that already exists (a restart); idle memory is the server's RSS once it has answered
-// a few requests and settled, and again once it has idled for half a minute. Beside it, the same figures for `npm start` (Node + dist/punchcard.cjs)
-// and for the embedded Node doing nothing, which is the floor the executable starts from.
+// a few requests and settled, and again once it has idled for half a minute. Beside it, the same
+// figures for `npm start` (Node + dist/punchcard.cjs) and for the embedded Node doing nothing,
+// which is the floor the executable starts from.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
