@@ -10,11 +10,12 @@ const STATUS_TITLES: Record<number, string> = {
   413: 'Payload Too Large',
 };
 
+/** "POST", "GET or HEAD", "POST, GET or HEAD". */
+const oneOf = (methods: string[]) => (methods.length === 1 ? methods[0]! : `${methods.slice(0, -1).join(', ')} or ${methods.at(-1)}`);
+
 /** A known path asked with a method it does not serve; `Allow` lists the ones it does. */
 export const methodNotAllowed = (method: string, allowed: string[]) =>
-  new AppError(405, 'Method Not Allowed', `${method} is not allowed here; use ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}.`, {
-    allow: allowed.join(', '),
-  });
+  new AppError(405, 'Method Not Allowed', `${method} is not allowed here; use ${oneOf(allowed)}.`, { allow: allowed.join(', ') });
 
 const STANDARD_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
