@@ -132,6 +132,17 @@ describe('arbitrary request bodies', () => {
   });
 });
 
+describe('path parameters', () => {
+  it('answer 400 naming the limit when longer than any id, instead of a 404 that repeats them', async () => {
+    const res = await server.api.get(`/api/v1/members/${'a'.repeat(256)}/points`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('Path parameter "externalId" must be at most 255 characters');
+    expect((await server.api.get(`/api/v1/members/${'a'.repeat(255)}`)).status).toBe(404);
+    // Counted in characters, after percent-decoding: 255 two-byte letters are still an id.
+    expect((await server.api.get(`/api/v1/members/${encodeURIComponent('ü'.repeat(255))}`)).status).toBe(404);
+  });
+});
+
 /** Real game ids, so plays and check-ins reach the domain's limits and the ledger. */
 const widgetRoutes = (gameId: string, checkinId: string): [string, string][] => [
   ['POST', '/api/widget/init'],

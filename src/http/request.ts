@@ -128,12 +128,19 @@ export function readQuery<S extends Schema>(event: H3Event, schema: S): v.InferO
  * A path parameter, fully decoded. h3 matched the raw segment, so an encoded slash (`a%2Fb`)
  * stays inside this one parameter; decoding it afterwards lets externalIds contain "/".
  */
+/** The longest id a path can name: an external id. */
+const PATH_PARAM_MAX = 255;
+
 export function pathParam(event: H3Event, name: string): string {
   const raw = getRouterParams(event)[name];
   if (raw === undefined) throw badRequest(`Missing path parameter "${name}"`);
+  let value: string;
   try {
-    return decodeURIComponent(raw);
+    value = decodeURIComponent(raw);
   } catch {
     throw badRequest(`Path parameter "${name}" is not valid percent-encoded UTF-8.`);
   }
+  // No id is longer (external ids are the longest); a longer one would only be echoed by a 404.
+  if (value.length > PATH_PARAM_MAX) throw badRequest(`Path parameter "${name}" must be at most ${PATH_PARAM_MAX} characters`);
+  return value;
 }
