@@ -63,7 +63,7 @@ describe('punchcard members import', { timeout: 60_000 }, () => {
     expect(report.errors).toEqual([
       { line: 3, message: '"email" must be a valid email address' },
       { line: 6, message: 'externalId "ann" is already on line 2' },
-      { line: 7, message: '"balance" must be a whole number' },
+      { line: 7, message: '"balance" must be at least 0' },
     ]);
     expect(report.warnings).toEqual([{ line: 5, message: expect.stringMatching(/^dan is at level 0, not Silver: levels follow lifetime points/) }]);
     expect(openingEntries()).toEqual([]);

@@ -4,7 +4,7 @@ import { email, externalId, text, timestamp } from './common.ts';
 
 /** A whole number written as a number (JSON lines) or as digits (CSV). */
 const wholeNumber = (min: number, max: number) => v.pipe(
-  v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
+  v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d{1,15}$/, 'must be a whole number'), v.transform(Number))], 'must be a whole number'),
   v.integer('must be a whole number'),
   v.minValue(min, `must be at least ${min}`),
   v.maxValue(max, `must be at most ${max}`),
