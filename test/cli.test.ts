@@ -150,7 +150,7 @@ describe('punchcard CLI', () => {
     const badDuration = punchcard(['--db', db, 'keys', 'create', '--project', project.project.id, '--type', 'secret', '--expires-in', 'soon']);
     expect(badDuration.status).toBe(1);
     expect(badDuration.stderr).toMatch(/not a duration/);
-    for (const args of [['keys', 'list'], ['members', 'list'], ['project', 'show'], ['points', 'add', '--member', 'm', '--amount', '5']]) {
+    for (const args of [['keys', 'list'], ['members', 'list'], ['members', 'show', 'm'], ['project', 'show'], ['points', 'add', '--member', 'm', '--amount', '5']]) {
       const unknownProject = punchcard(['--db', db, ...args, '--project', 'prj_nope']);
       expect(unknownProject).toMatchObject({ status: 1, stdout: '', stderr: 'punchcard: no project prj_nope; `punchcard projects list` shows them\n' });
     }
@@ -191,6 +191,16 @@ describe('punchcard CLI', () => {
     expect(added.member.points).toBe(10);
     const members = punchcardJson(['--db', fresh, 'members', 'list', '--project', projects[0].id]);
     expect(members.members.map((m: { externalId: string }) => m.externalId)).toEqual(['walk-in']);
+    // One member, as an operator answering a shopper sees it: balance, level, latest entries first.
+    const shown = punchcardJson(['--db', fresh, 'members', 'show', 'walk-in', '--project', projects[0].id, '--history', '1']);
+    expect(shown.member).toMatchObject({ externalId: 'walk-in', points: 10, totalPointsEarned: 12, level: 0 });
+    expect(shown.transactions).toEqual([expect.objectContaining({ amount: -2, balance: 10, actor: 'cli' })]);
+    const text = punchcard(['--db', fresh, 'members', 'show', 'walk-in', '--project', projects[0].id]);
+    expect(text.stdout).toMatch(/^ {2}points\s+10$/m);
+    expect(text.stdout).toMatch(/latest transactions \(2, newest first\)\ncreatedAt\s+amount\s+balance[^\n]*\n\S+\s+-2\s+10\s+DEDUCTED[^\n]*\n\S+\s+12\s+12\s+EARNED/);
+    expect(punchcard(['--db', fresh, 'members', 'show', 'nobody', '--project', projects[0].id])).toMatchObject({
+      status: 1, stderr: 'punchcard: No member with externalId "nobody" in this project\n' });
+    expect(punchcard(['--db', fresh, 'members', 'show', 'walk-in', '--project', projects[0].id, '--history', '101']).stderr).toMatch(/at most 100/);
     expect(punchcard(['--db', fresh, 'doctor']).status).toBe(0);
   });
 });

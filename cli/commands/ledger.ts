@@ -3,12 +3,12 @@ import { atomically } from '../../src/db/transaction.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
-import { adjustPoints } from '../../src/domain/ledger/ledger.ts';
-import { listMembers } from '../../src/domain/members/members.ts';
+import { adjustPoints, pointsSummary } from '../../src/domain/ledger/ledger.ts';
+import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
 import { dbPath, withStore } from '../context.ts';
-import { parseDuration, printJson, printTable } from '../output.ts';
+import { parseDuration, parsePositiveInt, printJson, printSummary, printTable } from '../output.ts';
 import { checkReplication } from './replicate.ts';
 
 export const membersCommand = new Command('members').description('look at members');
@@ -25,6 +25,23 @@ membersCommand.command('list')
     if (options.json) return printJson(page);
     printTable(page.members.map((m) => ({ ...m })), ['externalId', 'email', 'name', 'points', 'totalPointsEarned', 'createdAt']);
     console.log(`${page.members.length} of ${page.pagination.total}`);
+  }));
+
+membersCommand.command('show')
+  .description('one member: profile, balance, level and latest transactions (what a shopper asking about their points needs)')
+  .argument('<externalId>', 'the member\'s externalId')
+  .requiredOption('--project <projectId>', 'project')
+  .option('--history <n>', 'how many of the latest transactions (1-100)', '10')
+  .option('--json', 'print JSON')
+  .action((externalId: string, options: { project: string; history: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const limit = parsePositiveInt(options.history, '--history');
+    if (limit > 100) throw new Error(`--history must be at most 100 (got "${options.history}")`);
+    const member = memberView(db, requireMember(db, options.project, externalId));
+    const { transactions = [] } = pointsSummary(db, options.project, externalId, { history: true, limit });
+    if (options.json) return printJson({ member, transactions });
+    printSummary({ ...member, metadata: JSON.stringify(member.metadata) });
+    console.log(`\nlatest transactions (${transactions.length}, newest first)`);
+    printTable(transactions.map((t) => ({ ...t })), ['createdAt', 'amount', 'balance', 'type', 'source', 'actor', 'description', 'expiresAt']);
   }));
 
 export const pointsCommand = new Command('points').description('adjust balances by hand (recorded with actor "cli")');
