@@ -7,6 +7,7 @@ import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
 import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './commands/ledger.ts';
 import { keysCommand } from './commands/keys.ts';
 import { addMemberFiles } from './commands/member-files.ts';
+import { addMemberPrivacy } from './commands/member-privacy.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
@@ -31,6 +32,7 @@ for (const command of [serveCommand, migrateCommand, projectsCommand, keysComman
 }
 
 addMemberFiles(membersCommand);
+addMemberPrivacy(membersCommand);
 addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
 // No top-level await: the single executable runs this bundle as CommonJS (Node's SEA has no ESM entry).

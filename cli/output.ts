@@ -1,3 +1,5 @@
+import { openSync } from 'node:fs';
+
 /** Prints rows as an aligned plain-text table (or a note when there are none). */
 export function printTable(rows: Record<string, unknown>[], columns: string[]): void {
   if (rows.length === 0) {
@@ -9,6 +11,19 @@ export function printTable(rows: Record<string, unknown>[], columns: string[]): 
   const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
   console.log(line(columns));
   for (const row of rows) console.log(line(columns.map((column) => cell(row[column]))));
+}
+
+/**
+ * Opens a new file only this user can read (mode 0600), for output that holds personal data; an
+ * existing file is never overwritten. Returns its descriptor.
+ */
+export function openNewPrivateFile(path: string): number {
+  try {
+    return openSync(path, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new Error(`${path} already exists; choose a new file (one is never overwritten)`);
+  }
 }
 
 export const printJson = (value: unknown) => console.log(JSON.stringify(value, null, 2));

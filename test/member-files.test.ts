@@ -136,7 +136,8 @@ describe('punchcard members export', { timeout: 60_000 }, () => {
     expect(run(['members', 'export', '--project', projectId, '--output', output]).status).toBe(0);
     expect(statSync(output).mode & 0o777).toBe(0o600);
     expect(readFileSync(output, 'utf8')).toBe(csv.stdout);
-    expect(run(['members', 'export', '--project', projectId, '--output', output]).stderr).toContain('EEXIST');
+    expect(run(['members', 'export', '--project', projectId, '--output', output]).stderr)
+      .toBe(`punchcard: ${output} already exists; choose a new file (one is never overwritten)\n`);
 
     const other = punchcardJson(['--db', db, 'projects', 'create', '--name', 'Other']).project.id;
     const moved = punchcard(['--db', db, 'members', 'import', output, '--project', other, '--json']);
@@ -147,5 +148,37 @@ describe('punchcard members export', { timeout: 60_000 }, () => {
     const again = run(['members', 'export', '--project', other]).stdout.split('\n');
     // Same members, balances and levels (the other project has no levels, so everyone is level 0).
     expect(again.find((line) => line.startsWith('ann,'))).toBe('ann,ann@example.com,Ann B.,600,600,0,,2021-03-04T05:06:07.000Z');
+  });
+});
+
+describe('punchcard members data and erase', { timeout: 60_000 }, () => {
+  it('prints everything held about one member, to stdout or a new 0600 file', () => {
+    const data = JSON.parse(run(['members', 'data', 'ann', '--project', projectId]).stdout);
+    expect(data.member).toMatchObject({ externalId: 'ann', email: 'ann@example.com', points: 600 });
+    expect(data.transactions).toEqual([expect.objectContaining({ amount: 600, referenceId: 'opening-balance' })]);
+    const output = join(dir, 'ann.json');
+    expect(run(['members', 'data', 'ann', '--project', projectId, '--output', output]).stdout).toBe(`Wrote ann's data to ${output} (1 transactions).\n`);
+    expect(statSync(output).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(output, 'utf8')).member.email).toBe('ann@example.com');
+    expect(run(['members', 'data', 'ann', '--project', projectId, '--output', output]).status).toBe(1);
+  });
+
+  it('erases only with --yes; the ledger keeps the balance under an anonymous id', () => {
+    const refused = run(['members', 'erase', 'ann', '--project', projectId]);
+    expect(refused).toMatchObject({ status: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/run again with --yes/);
+    expect(JSON.parse(run(['members', 'data', 'ann', '--project', projectId]).stdout).member.email).toBe('ann@example.com');
+
+    expect(punchcardJson(['--db', db, 'members', 'erase', 'ann', '--project', projectId, '--yes', '--json'])).toEqual({ success: true, deleted: 'ann' });
+    expect(run(['members', 'data', 'ann', '--project', projectId]).stderr).toBe('punchcard: No member with externalId "ann" in this project\n');
+    const copy = new Database(db, { readonly: true });
+    try {
+      // (The other project's copy of ann, imported above, is another member.)
+      expect(copy.prepare("SELECT count(*) FROM members WHERE project_id = ? AND (email = 'ann@example.com' OR name = 'Ann B.')").pluck().get(projectId)).toBe(0);
+      expect(copy.prepare('SELECT points FROM members WHERE project_id = ? AND erased_at IS NOT NULL').pluck().all(projectId)).toEqual([600]);
+    } finally {
+      copy.close();
+    }
+    expect(run(['doctor']).status).toBe(0);
   });
 });

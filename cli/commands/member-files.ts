@@ -8,7 +8,7 @@ import { importMember } from '../../src/domain/members/import.ts';
 import { IMPORT_COLUMNS, memberImportLine } from '../../src/schemas/member-import.ts';
 import { validate } from '../../src/shared/validate.ts';
 import { withStore } from '../context.ts';
-import { printJson } from '../output.ts';
+import { openNewPrivateFile, printJson } from '../output.ts';
 
 type Format = 'csv' | 'jsonl';
 
@@ -160,7 +160,7 @@ function addExport(members: Command): void {
     .option('--output <file>', 'write to this new file (mode 0600: it holds personal data) instead of stdout')
     .action((options: { project: string; format: Format; output?: string }, command: Command) => withStore(command, async ({ db }) => {
       const { stringify } = await import('csv-stringify/sync');
-      const out = options.output ? createWriteStream(options.output, { flags: 'wx', mode: 0o600 }) : process.stdout;
+      const out = options.output ? createWriteStream('', { fd: openNewPrivateFile(options.output) }) : process.stdout;
       if (options.format === 'csv') await write(out, stringify([], { header: true, columns: IMPORT_COLUMNS.filter((c) => c !== 'pointsExpireAt') }));
       // Members are read in one transaction: a consistent snapshot even while the server takes writes.
       db.exec('BEGIN');
