@@ -1,4 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type ServerResponse, STATUS_CODES } from 'node:http';
+
+type HeaderList = OutgoingHttpHeaders | OutgoingHttpHeader[];
 
 /**
  * On every response, before any handler runs (so 404s and errors carry them too). The API answers
@@ -26,16 +28,20 @@ const hasBody = (req: IncomingMessage) =>
 
 /**
  * Wraps a Node request listener so every response starts with the security headers (a handler's
- * own values win), and so an answer sent before the request's body has arrived (a 401, a 404, a
- * 413) closes the connection: Node would otherwise read and discard the rest of the body, however large.
+ * own values win) and the standard reason phrase, and so an answer sent before the request's body
+ * has arrived (a 401, a 404, a 413) closes the connection: Node would otherwise read and discard the
+ * rest of the body, however large.
  */
 export function withSecurityHeaders(listener: (req: IncomingMessage, res: ServerResponse) => unknown) {
   return (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of HEADERS) res.setHeader(name, value);
     const writeHead = res.writeHead;
-    res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    res.writeHead = function (this: ServerResponse, status: number, reason?: string | HeaderList, headers?: HeaderList) {
       if (!req.complete && hasBody(req)) this.setHeader('connection', 'close');
-      return writeHead.apply(this, args);
+      // h3 answers with an empty statusText unless a handler sets one, which Node would send as an
+      // empty reason phrase ("HTTP/1.1 200 "): valid, but every other server says "200 OK".
+      // (Reflect.apply: @types/node types writeHead's three-argument form as an overload .call misses.)
+      return Reflect.apply(writeHead, this, reason === '' ? [status, STATUS_CODES[status] ?? '', headers] : [status, reason, headers]);
     } as typeof writeHead;
     return listener(req, res);
   };

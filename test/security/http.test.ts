@@ -279,6 +279,14 @@ describe('the HTTP layer under attack, with production defaults', () => {
     expect(received.toLowerCase()).toContain('connection: close');
   });
 
+  it('sends the standard reason phrase ("200 OK"), not an empty one', async () => {
+    expect((await fetch(`${server.url}/healthz`)).statusText).toBe('OK');
+    expect((await fetch(`${server.url}/api/v1/nothing-here`)).statusText).toBe('Not Found');
+    const created = await fetch(`${server.url}/api/v1/members`, { method: 'POST', body: '{"externalId":"reason"}',
+      headers: { authorization: `Bearer ${server.secretKey}`, 'content-type': 'application/json' } });
+    expect([created.status, created.statusText]).toEqual([201, 'Created']);
+  });
+
   it('keeps the connection alive after a GET without a body (only an unread body closes it)', async () => {
     const res = await fetch(`${server.url}/healthz`);
     await res.text();
