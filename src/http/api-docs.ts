@@ -5,6 +5,7 @@ import type { AppContext } from './context.ts';
 import { openApiDocument } from './openapi.ts';
 import { DOCS } from './pages.ts';
 import type { MountedRoute } from './route.ts';
+import { FAVICON_LINK } from './favicon.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 const REDOC_PATH = '/docs/assets/redoc.standalone.js';
@@ -26,7 +27,7 @@ const DOCS_CSP = "default-src 'none'; script-src 'self'; worker-src blob:; conne
 
 const referencePage = () => {
   const guides = DOCS.map((name) => `<a href="/docs/${name}">${name}</a>`).join(' · ');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${FAVICON_LINK}
 <title>Punchcard API reference</title><style>body{margin:0;font-family:system-ui,sans-serif}nav{padding:10px 20px;border-bottom:1px solid #e5e7eb;font-size:14px}
 nav a{color:#4f46e5}</style></head><body>
 <nav aria-label="Guides"><b><a href="/">Punchcard</a></b> · API reference · <a href="${OPENAPI_PATH}">openapi.json</a> · Guides: ${guides}</nav>

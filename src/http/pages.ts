@@ -10,6 +10,7 @@ import { readRootFile, rootFileNames } from '../shared/assets.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
 import { widgetAsset, widgetVersion } from './widget-assets.ts';
+import { FAVICON_LINK, FAVICON_PATH, faviconResponse } from './favicon.ts';
 
 const DOCS_DIR = 'docs/';
 const DOC_FILES = rootFileNames(DOCS_DIR);
@@ -41,7 +42,7 @@ table{border-collapse:collapse}td,th{border:1px solid #e5e7eb;padding:4px 8px;te
 button{font:inherit;padding:8px 14px;border-radius:8px;border:1px solid #4f46e5;background:#fff;color:#4f46e5}`;
 
 const page = (title: string, body: string, options: { status?: number; headers?: Record<string, string>; script?: { nonce: string } } = {}) =>
-  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+  new Response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${FAVICON_LINK}
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`,
   { status: options.status ?? 200, headers: { ...pageHeaders(options.script), ...options.headers } });
 
@@ -208,6 +209,7 @@ function widgetStrings(event: H3Event): Response {
 /** The pages a person opens in a browser: the start page, the docs, the widget script, share links and the demo shop. */
 export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean }): void {
   app.get('/', () => indexPage(options.demo));
+  app.get(FAVICON_PATH, faviconResponse);
   app.get('/docs/:name', (event) => {
     const name = event.context.params?.name ?? '';
     if (DOCS.includes(name)) return docPage(name);

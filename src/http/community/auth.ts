@@ -5,6 +5,7 @@ import { communityAuthAnswer, communityAuthCallbackQuery } from '../../schemas/c
 import { badRequest } from '../../shared/errors.ts';
 import type { AppContext } from '../context.ts';
 import type { LinkApi } from './api.ts';
+import { FAVICON_LINK } from '../favicon.ts';
 
 export const CALLBACK_PATH = '/api/community/auth/callback';
 const LINKED_PATH = '/api/community/auth/linked';
@@ -18,7 +19,7 @@ export function authorizeUrl(ctx: AppContext, projectId: string, externalId: str
   return startLink(ctx.box, discordUrls(), { projectId, externalId, clientId: client.id, redirectUri: redirectUri(ctx) }, now);
 }
 
-const LINKED_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+const LINKED_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${FAVICON_LINK}
 <title>Discord linked</title><style>body{font-family:system-ui,sans-serif;max-width:480px;margin:64px auto;padding:24px;text-align:center;color:#1f2937}</style>
 </head><body><h1>Your Discord account is linked</h1><p>Your activity in the community now earns points. You can close this window.</p></body></html>`;
 
@@ -48,6 +49,6 @@ export function communityAuthRoutes({ route, ctx }: LinkApi): void {
   });
 
   route('GET', '/auth/linked', { public: true, responses: { 200: { description: 'The success page.', contentType: 'text/html' } } }, () => new Response(LINKED_PAGE, {
-    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" },
+    headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'" },
   }));
 }
