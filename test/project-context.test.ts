@@ -4,7 +4,11 @@ import { openStore, type Store } from '../src/db/store.ts';
 import { createItem } from '../src/domain/catalog/catalog-items.ts';
 import { levels } from '../src/domain/catalog/level-kind.ts';
 import { adjustPoints } from '../src/domain/ledger/ledger.ts';
-import { updateProject } from '../src/domain/project/projects.ts';
+import { issueKey, listKeys, revokeKey } from '../src/domain/project/api-keys.ts';
+import { rotateWidgetSecret, updateProject } from '../src/domain/project/projects.ts';
+import { dataVersionThisTurn } from '../src/db/cache-version.ts';
+import { client } from './helpers/http.ts';
+import { widgetClient } from './helpers/widget.ts';
 import { updateSettings } from '../src/domain/project/settings.ts';
 import { createWebhook, updateWebhook } from '../src/webhooks/subscriptions.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
@@ -100,5 +104,34 @@ describe('the cached project context', () => {
     createWebhook(cli.db, cli.box, server.projectId, { url: 'https://93.184.215.14/members', events: ['member.created'] }, clock.now());
     expect((await server.api.post('/api/v1/members', { externalId: 'eve' })).status).toBe(201);
     expect(eventRows('member.created')).toBe(1);
+  });
+});
+
+// API keys and widget secrets are cached too, checked against SQLite's data_version outside any
+// transaction at most once per turn of the event loop (src/db/cache-version.ts).
+describe('keys and widget secrets changed by another connection', () => {
+  it('a key the CLI issues works, and one it revokes is refused, on the next request', async () => {
+    const issued = issueKey(cli.db, { projectId: server.projectId, type: 'secret' }, clock.now());
+    const api = client(server.url, issued.key);
+    expect((await api.get('/api/v1/members/ann')).status).toBe(200);
+    revokeKey(cli.db, listKeys(cli.db, server.projectId).find((k) => k.prefix === issued.key.slice(0, 12))!.id, clock.now());
+    expect((await api.get('/api/v1/members/ann')).status).toBe(401);
+  });
+
+  it('a widget secret the CLI rotates takes over on the next request', async () => {
+    const signedWith = (widgetSecret: string) => widgetClient(server.url, { publicKey: server.publishableKey, widgetSecret }, 'ann', clock.now);
+    expect((await signedWith(server.widgetSecret).post('/init', {})).status).toBe(200);
+    const rotated = rotateWidgetSecret(cli.db, cli.box, server.projectId);
+    expect((await signedWith(server.widgetSecret).post('/init', {})).status).toBe(401);
+    expect((await signedWith(rotated).post('/init', {})).status).toBe(200);
+  });
+
+  it('reads data_version once per turn outside transactions, and afresh in the next turn', async () => {
+    const db = server.ctx.db;
+    const before = dataVersionThisTurn(db);
+    updateProject(cli.db, server.projectId, { name: 'Renamed by the CLI' });
+    expect(dataVersionThisTurn(db)).toBe(before); // the same turn: the read is shared
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(dataVersionThisTurn(db)).not.toBe(before);
   });
 });

@@ -77,3 +77,24 @@ export function transactionEnded(db: Db): void {
   s.checked = false;
   s.written = false;
 }
+
+const turnVersions = new WeakMap<Db, number>();
+
+/**
+ * SQLite's data_version, which changes when another connection (the CLI) commits, for caches read
+ * outside transactions (API keys, widget secrets): at most one read per turn of the event loop.
+ * Outside a transaction each read takes and drops SQLite's shared-memory read lock, about 5 µs,
+ * as much as the whole key lookup it guards; requests that arrive together now share one. A
+ * commit by the CLI is seen from the next turn on. Inside a transaction the read is exact and
+ * costs nothing, so it is not kept.
+ */
+export function dataVersionThisTurn(db: Db): number {
+  if (db.inTransaction) return stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+  let version = turnVersions.get(db);
+  if (version === undefined) {
+    version = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+    turnVersions.set(db, version);
+    setImmediate(() => turnVersions.delete(db));
+  }
+  return version;
+}

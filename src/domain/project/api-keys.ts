@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.ts';
+import { dataVersionThisTurn } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -40,12 +41,13 @@ const DISPLAY_LENGTH = 12;
  * Key rows by hash, cached per connection: authentication runs on every request and the rows
  * almost never change. This module clears the cache whenever it changes a key itself, and
  * `PRAGMA data_version` changes whenever another connection (the CLI) commits, so a revocation
- * is seen on the very next request either way. Unknown hashes are never cached.
+ * is seen at once: on the next request, or the next turn of the event loop when the CLI's commit
+ * lands between requests that arrived together (dataVersionThisTurn). Unknown hashes are never cached.
  */
 const keyCaches = new WeakMap<Db, { dataVersion: number; byHash: Map<string, KeyRow> }>();
 
 function keyRowByHash(db: Db, hash: string): KeyRow | undefined {
-  const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+  const dataVersion = dataVersionThisTurn(db);
   let cache = keyCaches.get(db);
   if (!cache || cache.dataVersion !== dataVersion) {
     cache = { dataVersion, byHash: new Map() };

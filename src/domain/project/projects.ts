@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.ts';
-import { cachedRowsChanged } from '../../db/cache-version.ts';
+import { cachedRowsChanged, dataVersionThisTurn } from '../../db/cache-version.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { notFound } from '../../shared/errors.ts';
@@ -102,13 +102,13 @@ export function rotateWidgetSecret(db: Db, box: SecretBox, projectId: string): s
 /**
  * Decrypted widget signing secrets, cached per connection: every widget request needs one. Like
  * the key cache, it is dropped when this connection rotates a secret and whenever another
- * connection (the CLI) commits, which `PRAGMA data_version` reveals.
+ * connection (the CLI) commits, which `PRAGMA data_version` reveals (dataVersionThisTurn).
  */
 const widgetSecretCaches = new WeakMap<Db, { dataVersion: number; byProject: Map<string, string> }>();
 
 /** The project's widget signing secret (`whsk_…`) in clear, for checking widget signatures. */
 export function widgetSigningSecret(db: Db, box: SecretBox, projectId: string): string {
-  const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+  const dataVersion = dataVersionThisTurn(db);
   let cache = widgetSecretCaches.get(db);
   if (!cache || cache.dataVersion !== dataVersion) {
     cache = { dataVersion, byProject: new Map() };
