@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { GroupCommitter } from '../src/db/group-commit.ts';
-import { atomically } from '../src/db/transaction.ts';
+import { atomically, readSnapshot } from '../src/db/transaction.ts';
 import { beforeCommit } from '../src/db/transaction-hooks.ts';
 
 let dir: string;
@@ -147,5 +147,37 @@ describe('beforeCommit()', () => {
     })).toThrow(/UNIQUE/);
     expect(committed()).toEqual([]);
     expect(db.inTransaction).toBe(false);
+  });
+});
+
+// Read routes run their handler in readSnapshot (src/http/route.ts): one read lock for all their
+// statements instead of one per statement, and one state for all of them.
+describe('readSnapshot()', () => {
+  const count = () => db.prepare('SELECT count(*) FROM items').pluck().get();
+  const commitElsewhere = (n: number) => observer.prepare('INSERT INTO items (n) VALUES (?)').run(n);
+
+  it('reads one state: a commit by another connection meanwhile is seen only after it', () => {
+    insert(1);
+    const seen = readSnapshot(db, () => {
+      const before = count();
+      commitElsewhere(2);
+      return [before, count()];
+    });
+    expect(seen).toEqual([1, 1]);
+    expect(db.inTransaction).toBe(false);
+    expect(count()).toBe(2);
+    // Outside it, each statement sees the latest commit.
+    const before = count();
+    commitElsewhere(3);
+    expect([before, count()]).toEqual([2, 3]);
+  });
+
+  it('refuses a write, ends its transaction when the work throws, and runs inside an open one as it is', () => {
+    expect(() => readSnapshot(db, () => atomically(db, () => insert(1)))).toThrow(/write inside readSnapshot/);
+    expect(() => readSnapshot(db, () => { throw new Error('read failed'); })).toThrow('read failed');
+    expect(db.inTransaction).toBe(false);
+    expect(committed()).toEqual([]);
+    atomically(db, () => readSnapshot(db, () => insert(4)));
+    expect(committed()).toEqual([4]);
   });
 });

@@ -37,6 +37,27 @@ export function end(db: Db, commit: boolean): void {
   }
 }
 
+const reading = new WeakSet<Db>();
+
+/**
+ * Runs a read in one snapshot: BEGIN … COMMIT around `work` (its synchronous part; what a promise
+ * does later runs after the COMMIT). Outside a transaction every statement takes and drops
+ * SQLite's shared-memory read lock, about 5 µs each, and a read route runs three to eight; inside
+ * one they cost a fraction of a microsecond, and they all see the same state. `work` must not
+ * write: writes go through the group committer, and atomically() refuses one here.
+ */
+export function readSnapshot<T>(db: Db, work: () => T): T {
+  if (db.inTransaction) return work();
+  stmt(db, 'BEGIN').run();
+  reading.add(db);
+  try {
+    return work();
+  } finally {
+    reading.delete(db);
+    if (db.inTransaction) stmt(db, 'COMMIT').run();
+  }
+}
+
 /**
  * Runs `work` atomically. Called on its own (the CLI, a test) it is one BEGIN IMMEDIATE … COMMIT,
  * so the server and the CLI can share the file without a lock upgrade deadlock. Called inside a
@@ -44,6 +65,7 @@ export function end(db: Db, commit: boolean): void {
  * only its own writes are undone, so a caller that catches the error keeps a consistent state.
  */
 export function atomically<T>(db: Db, work: () => T): T {
+  if (reading.has(db)) throw new Error('A write inside readSnapshot: a route that writes must be mounted with write: true');
   if (db.inTransaction) return inSavepoint(db, work);
   begin(db);
   let result: T;

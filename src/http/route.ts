@@ -1,6 +1,7 @@
 import type { H3, H3Event, HTTPMethod } from 'h3';
 import * as v from 'valibot';
 import { badRequest } from '../shared/errors.ts';
+import { readSnapshot } from '../db/transaction.ts';
 import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
@@ -187,7 +188,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       const input = Object.assign(caller, { event, now, body, raw, query, param: (name: string) => pathParam(event, name) }) as Input<C, P, B, Q>;
       const run = async () => {
         if (!mounted.write) {
-          const result = await handler(input);
+          const result = await readSnapshot(ctx.db, () => handler(input));
           return result instanceof Answer ? respond(event, result) : result;
         }
         const key = mounted.changes ? keyOf(event, body) : undefined;
