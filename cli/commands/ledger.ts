@@ -3,7 +3,7 @@ import { atomically } from '../../src/db/transaction.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
-import { adjustPoints, pointsSummary } from '../../src/domain/ledger/ledger.ts';
+import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
@@ -36,8 +36,9 @@ membersCommand.command('show')
   .action((externalId: string, options: { project: string; history: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
     const limit = parsePositiveInt(options.history, '--history');
     if (limit > 100) throw new Error(`--history must be at most 100 (got "${options.history}")`);
-    const member = memberView(db, requireMember(db, options.project, externalId));
-    const { transactions = [] } = pointsSummary(db, options.project, externalId, { history: true, limit });
+    const row = requireMember(db, options.project, externalId);
+    const member = memberView(db, row);
+    const transactions = recentTransactions(db, row.id, limit);
     if (options.json) return printJson({ member, transactions });
     printSummary({ ...member, metadata: JSON.stringify(member.metadata) });
     console.log(`\nlatest transactions (${transactions.length}, newest first)`);

@@ -27,6 +27,8 @@ interface CacheState {
 
 const states = new WeakMap<Db, CacheState>();
 
+const readDataVersion = (db: Db) => stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+
 function state(db: Db): CacheState {
   let found = states.get(db);
   if (!found) {
@@ -45,7 +47,7 @@ export function cacheVersion(db: Db): number {
     if (!db.inTransaction) s.written = false;
   }
   if (!s.checked) {
-    const dataVersion = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+    const dataVersion = readDataVersion(db);
     if (dataVersion !== s.dataVersion) {
       s.dataVersion = dataVersion;
       s.version++;
@@ -89,10 +91,10 @@ const turnVersions = new WeakMap<Db, number>();
  * costs nothing, so it is not kept.
  */
 export function dataVersionThisTurn(db: Db): number {
-  if (db.inTransaction) return stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+  if (db.inTransaction) return readDataVersion(db);
   let version = turnVersions.get(db);
   if (version === undefined) {
-    version = stmt<number>(db, 'PRAGMA data_version').pluck().get()!;
+    version = readDataVersion(db);
     turnVersions.set(db, version);
     setImmediate(() => turnVersions.delete(db));
   }

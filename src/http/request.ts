@@ -124,13 +124,13 @@ export function readQuery<S extends Schema>(event: H3Event, schema: S): v.InferO
   return validate(schema, query, 'query');
 }
 
+/** The longest id a path can name: an external id. */
+const PATH_PARAM_MAX = 255;
+
 /**
  * A path parameter, fully decoded. h3 matched the raw segment, so an encoded slash (`a%2Fb`)
  * stays inside this one parameter; decoding it afterwards lets externalIds contain "/".
  */
-/** The longest id a path can name: an external id. */
-const PATH_PARAM_MAX = 255;
-
 export function pathParam(event: H3Event, name: string): string {
   const raw = getRouterParams(event)[name];
   if (raw === undefined) throw badRequest(`Missing path parameter "${name}"`);
