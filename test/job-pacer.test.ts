@@ -4,20 +4,26 @@ import { JobRunner, type Job, type JobQueue } from '../src/jobs/runner.ts';
 
 /** A pacer on an injected clock, event-loop delay and request count, which the test moves. */
 function pacer(overrides: Partial<PacerOptions> = {}) {
-  const signals = { at: 0, delay: 0, requests: 0 };
+  const signals = { at: 0, delay: 0, requests: 0, arrivals: 0 };
   const made = new Pacer({
     min: 2, max: 32, targetDelayMs: 4, intervalMs: 100,
     loopDelay: { read: () => signals.delay },
     foreground: () => signals.requests,
+    arrivals: () => signals.arrivals,
     now: () => signals.at,
     ...overrides,
   });
-  /** One interval passes with the runner held back by the limit (or not); returns the limit then. */
-  const interval = (delay: number, requests: number, limited = true) => {
+  /**
+   * One interval passes with the runner held back by the limit (or not), `work` jobs arriving and
+   * `done` finishing in it; returns the limit then.
+   */
+  const interval = (delay: number, requests: number, limited = true, { work = 0, done = 0 } = {}) => {
     if (limited) made.limited();
+    for (let i = 0; i < done; i++) made.finished();
     signals.at += 100;
     signals.delay = delay;
     signals.requests += requests;
+    signals.arrivals += work;
     return made.limit();
   };
   return { made, signals, interval };
@@ -35,6 +41,17 @@ describe('Pacer', () => {
     for (let i = 0; i < 4; i++) interval(0, 0); // 32
     expect([interval(9, 20), interval(9, 20), interval(9, 20), interval(9, 20), interval(9, 20)]).toEqual([16, 8, 4, 2, 2]);
     expect([interval(1, 20), interval(1, 20), interval(1, 20)]).toEqual([3, 4, 5]);
+  });
+
+  it('backs off only while it finishes as many jobs as arrive: new work is never left behind', () => {
+    const { interval } = pacer();
+    for (let i = 0; i < 4; i++) interval(0, 0); // 32
+    // A backlog drains beside requests, with the event loop late: finishing more than arrives, it halves.
+    expect([interval(9, 20, true, { work: 20, done: 60 }), interval(9, 20, true, { work: 20, done: 30 })]).toEqual([16, 8]);
+    // At 8 it finishes fewer than arrive (200 awards/s with one webhook): it doubles, late loop or not.
+    expect([interval(9, 20, true, { work: 20, done: 12 }), interval(9, 20, true, { work: 20, done: 18 })]).toEqual([16, 32]);
+    // Keeping pace again, it sheds the rest of the drain.
+    expect(interval(9, 20, true, { work: 20, done: 25 })).toBe(16);
   });
 
   it('does not back off for its own delay when no request comes, and doubles again', () => {

@@ -13,6 +13,11 @@ export interface PacerOptions {
   loopDelay: { read: () => number; stop?: () => void };
   /** How many requests' writes there have been so far (a running count): work the runner yields to. */
   foreground: () => number;
+  /**
+   * How many jobs have been added so far (a running count). The runner backs off only while it
+   * finishes at least as many jobs as arrive: it sheds a backlog's drain, never the new work.
+   */
+  arrivals?: () => number;
   /** Monotonic time in ms. */
   now: () => number;
 }
@@ -22,8 +27,11 @@ export interface PacerOptions {
  * event loop with, the way TCP adapts its window. It starts small at every start; after each
  * interval in which the limit held it back, it doubles (slow start, and whenever no request came),
  * or grows by one once it has had to back off. When requests came and the event loop ran later
- * than the target, the limit halves, never below `min`. An award then keeps its latency while a
- * backlog drains, and without requests the runner is at `max` within a few intervals.
+ * than the target, the limit halves, never below `min`, as long as the runner finished at least as
+ * many jobs as arrived; when it finished fewer, it doubles instead. An award then keeps its latency
+ * while a backlog drains, new jobs are never left behind (halving down to 2 whatever arrived, a
+ * steady 200 awards/s with one webhook outran the runner and its deliveries fell seconds behind),
+ * and without requests the runner is at `max` within a few intervals.
  */
 export class Pacer {
   readonly #options: PacerOptions;
@@ -31,6 +39,9 @@ export class Pacer {
   #slowStart = true;
   #windowStart: number;
   #foregroundSeen: number;
+  #arrivalsSeen: number;
+  /** Jobs finished during this window. */
+  #finished = 0;
   /** The limit bounded the runner during this window. */
   #saturated = false;
 
@@ -39,6 +50,12 @@ export class Pacer {
     this.#limit = options.min;
     this.#windowStart = options.now();
     this.#foregroundSeen = options.foreground();
+    this.#arrivalsSeen = options.arrivals?.() ?? 0;
+  }
+
+  /** A job ended (its slot is free again). */
+  finished(): void {
+    this.#finished++;
   }
 
   /** The limit, not the work waiting, bounded the runner: it claimed all it was allowed, or had no room. */
@@ -48,18 +65,22 @@ export class Pacer {
 
   /** The limit now; reconsidered once per interval. */
   limit(): number {
-    const { min, max, targetDelayMs, intervalMs, loopDelay, foreground, now } = this.#options;
+    const { min, max, targetDelayMs, intervalMs, loopDelay, foreground, arrivals, now } = this.#options;
     const at = now();
     if (at - this.#windowStart >= intervalMs) {
       this.#windowStart = at;
       const delay = loopDelay.read();
       const requests = foreground() - this.#foregroundSeen;
       this.#foregroundSeen += requests;
-      if (requests > 0 && delay > targetDelayMs) {
+      const arrived = (arrivals?.() ?? 0) - this.#arrivalsSeen;
+      this.#arrivalsSeen += arrived;
+      const fallingBehind = this.#finished < arrived;
+      this.#finished = 0;
+      if (requests > 0 && delay > targetDelayMs && !fallingBehind) {
         this.#limit = Math.max(min, Math.floor(this.#limit / 2));
         this.#slowStart = false;
       } else if (this.#saturated) {
-        this.#limit = Math.min(max, this.#slowStart || requests === 0 ? this.#limit * 2 : this.#limit + 1);
+        this.#limit = Math.min(max, this.#slowStart || requests === 0 || fallingBehind ? this.#limit * 2 : this.#limit + 1);
       }
       this.#saturated = false;
     }

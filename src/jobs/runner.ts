@@ -184,6 +184,7 @@ export class JobRunner<J extends Job, O = unknown> {
         .catch((error: unknown) => log.error('job runner: a job failed to record its outcome', error))
         .finally(() => this.#recording.remove(recording)));
     }, (error: unknown) => log.error('job runner: a job failed', error)).finally(() => {
+      this.#pacer?.finished();
       const left = this.#inFlight.get(job.key)! - 1;
       if (left === 0) this.#inFlight.delete(job.key);
       else this.#inFlight.set(job.key, left);

@@ -242,6 +242,8 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     const given = allot(wants, limit, turn++);
     return [...given].flatMap(([webhookId, count]) => claimEndpointDeliveries(db, webhookId, now, leaseUntil, count));
   };
+  /** Deliveries enqueued so far: the pacer never falls behind them (see Pacer). */
+  let enqueued = 0;
   const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
     claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
     perform(job) {
@@ -274,9 +276,12 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     pollMs: 5_000,
     pacer: () => new Pacer({
       min: PACED_MIN_IN_FLIGHT, max: concurrency, targetDelayMs: PACED_TARGET_DELAY_MS, intervalMs: 100, loopDelay: eventLoopDelay(),
-      foreground: deps.foreground ?? (() => 0), now: () => performance.now(),
+      foreground: deps.foreground ?? (() => 0), arrivals: () => enqueued, now: () => performance.now(),
     }),
   });
-  onEnqueue(db, () => runner.wake());
+  onEnqueue(db, (webhookIds) => {
+    enqueued += webhookIds.length;
+    runner.wake();
+  });
   return runner;
 }
