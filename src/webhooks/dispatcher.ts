@@ -242,7 +242,10 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     const given = allot(wants, limit, turn++);
     return [...given].flatMap(([webhookId, count]) => claimEndpointDeliveries(db, webhookId, now, leaseUntil, count));
   };
-  /** Deliveries enqueued so far: the pacer never falls behind them (see Pacer). */
+  /**
+   * Deliveries enqueued so far for endpoints that answer: the pacer never falls behind them (see
+   * Pacer). A dead endpoint's pile up whatever the runner does, and must not keep it from backing off.
+   */
   let enqueued = 0;
   const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
     claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
@@ -280,7 +283,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     }),
   });
   onEnqueue(db, (webhookIds) => {
-    enqueued += webhookIds.length;
+    for (const id of webhookIds) if (proven.has(id)) enqueued++;
     runner.wake();
   });
   return runner;
