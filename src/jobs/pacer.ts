@@ -17,7 +17,7 @@ export interface PacerOptions {
    * How many jobs have been added so far (a running count). The runner backs off only while it
    * finishes at least as many jobs as arrive: it sheds a backlog's drain, never the new work.
    */
-  arrivals?: () => number;
+  arrivals: () => number;
   /** Monotonic time in ms. */
   now: () => number;
 }
@@ -50,7 +50,7 @@ export class Pacer {
     this.#limit = options.min;
     this.#windowStart = options.now();
     this.#foregroundSeen = options.foreground();
-    this.#arrivalsSeen = options.arrivals?.() ?? 0;
+    this.#arrivalsSeen = options.arrivals();
   }
 
   /** A job ended (its slot is free again). */
@@ -72,7 +72,7 @@ export class Pacer {
       const delay = loopDelay.read();
       const requests = foreground() - this.#foregroundSeen;
       this.#foregroundSeen += requests;
-      const arrived = (arrivals?.() ?? 0) - this.#arrivalsSeen;
+      const arrived = arrivals() - this.#arrivalsSeen;
       this.#arrivalsSeen += arrived;
       const fallingBehind = this.#finished < arrived;
       this.#finished = 0;
