@@ -13,7 +13,7 @@ import type { SecretBox } from '../shared/secrets.ts';
 import { signMessage, type SignedMessage } from './signing.ts';
 import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from './url-policy.ts';
 import type { Logger } from '../shared/log.ts';
-import { allot, endpointCaps } from './fair-share.ts';
+import { allot, endpointCaps, ProvenEndpoints } from './fair-share.ts';
 import { JobRunner, type ClaimArguments } from '../jobs/runner.ts';
 import { eventLoopDelay, Pacer } from '../jobs/pacer.ts';
 
@@ -94,8 +94,6 @@ function pinnedLookup(addresses: { address: string; family: number }[]): LookupF
 
 /** What is read of a receiver's answer at most: its status decides; the body is never kept or shown. */
 const MAX_RESPONSE_BYTES = 4096;
-/** Slots an endpoint may hold until one of its attempts succeeds (see the fair claim). */
-export const UNPROVEN_IN_FLIGHT = 2;
 
 /** Connecting may take this long at most (the whole attempt has `timeoutMs`). */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -221,10 +219,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
   };
   const concurrency = options.concurrency ?? 128;
   let turn = 0;
-  // Endpoints whose last attempt succeeded. Any other (new, failing, black-holed) may hold only
-  // UNPROVEN_IN_FLIGHT slots: a hung attempt keeps its slot for the whole timeout, so without this
-  // a few dead endpoints would fill the runner before anyone else's deliveries fell due.
-  const proven = new Set<string>();
+  const proven = new ProvenEndpoints();
   /**
    * The fair claim: every active endpoint is a contender; one with room (below its fair share) has
    * its due deliveries counted through its own index, at most as many as it has room for; a full
@@ -235,18 +230,12 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     const webhooks = activeWebhooks(db);
     const caps = endpointCaps(webhooks.filter((w) => inFlight.has(w.id) || dueCount(db, w.id, now, 1) > 0), concurrency, perKey);
     const wants = webhooks.filter((w) => caps.has(w.id)).map((w) => {
-      const cap = proven.has(w.id) ? caps.get(w.id)! : Math.min(caps.get(w.id)!, UNPROVEN_IN_FLIGHT);
-      const room = cap - (inFlight.get(w.id) ?? 0);
+      const room = proven.cap(w.id, caps.get(w.id)!) - (inFlight.get(w.id) ?? 0);
       return { ...w, want: room > 0 ? dueCount(db, w.id, now, Math.min(room, limit)) : 0 };
     });
     const given = allot(wants, limit, turn++);
     return [...given].flatMap(([webhookId, count]) => claimEndpointDeliveries(db, webhookId, now, leaseUntil, count));
   };
-  /**
-   * Deliveries enqueued so far for endpoints that answer: the pacer never falls behind them (see
-   * Pacer). A dead endpoint's pile up whatever the runner does, and must not keep it from backing off.
-   */
-  let enqueued = 0;
   const runner = new JobRunner<DeliveryJob, AttemptOutcome>({
     claim: (now, leaseUntil, limits) => claim(now, leaseUntil, limits).map((job) => ({ ...job, key: job.webhookId })),
     perform(job) {
@@ -255,8 +244,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       return attemptDelivery(job.url, message, settings);
     },
     record(job, outcome, now) {
-      if (outcome.success) proven.add(job.webhookId);
-      else proven.delete(job.webhookId);
+      proven.attempted(job.webhookId, outcome.success);
       if (outcome.success) {
         if (recordDelivered(db, job.id, job.webhookId, outcome.statusCode!, now).recovered) log.info(`webhook ${job.webhookId}: delivering again`);
         deps.onOutcome?.('delivered');
@@ -279,11 +267,11 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     pollMs: 5_000,
     pacer: () => new Pacer({
       min: PACED_MIN_IN_FLIGHT, max: concurrency, targetDelayMs: PACED_TARGET_DELAY_MS, intervalMs: 100, loopDelay: eventLoopDelay(),
-      foreground: deps.foreground ?? (() => 0), arrivals: () => enqueued, now: () => performance.now(),
+      foreground: deps.foreground ?? (() => 0), arrivals: () => proven.arrivals(), now: () => performance.now(),
     }),
   });
   onEnqueue(db, (webhookIds) => {
-    for (const id of webhookIds) if (proven.has(id)) enqueued++;
+    proven.enqueued(webhookIds);
     runner.wake();
   });
   return runner;

@@ -1,3 +1,39 @@
+/** Slots an endpoint may hold until one of its attempts succeeds (see the fair claim). */
+export const UNPROVEN_IN_FLIGHT = 2;
+
+/**
+ * Endpoints whose last attempt succeeded. Any other (new, failing, black-holed) may hold only
+ * UNPROVEN_IN_FLIGHT slots: a hung attempt keeps its slot for the whole timeout, so without this a
+ * few dead endpoints would fill the runner before anyone else's deliveries fell due. Only
+ * deliveries queued for proven endpoints count as arrivals, the new work the pacer keeps pace
+ * with: a dead endpoint's pile up whatever the runner does, and must not keep it from backing off.
+ */
+export class ProvenEndpoints {
+  readonly #proven = new Set<string>();
+  #arrivals = 0;
+
+  /** The slots an endpoint may hold, given its fair share. */
+  cap(webhookId: string, fairShare: number): number {
+    return this.#proven.has(webhookId) ? fairShare : Math.min(fairShare, UNPROVEN_IN_FLIGHT);
+  }
+
+  /** An attempt ended: it proves the endpoint, or takes the proof away. */
+  attempted(webhookId: string, succeeded: boolean): void {
+    if (succeeded) this.#proven.add(webhookId);
+    else this.#proven.delete(webhookId);
+  }
+
+  /** Deliveries were queued, one per endpoint id. */
+  enqueued(webhookIds: Iterable<string>): void {
+    for (const id of webhookIds) if (this.#proven.has(id)) this.#arrivals++;
+  }
+
+  /** Deliveries queued so far for endpoints that were proven then (a running count). */
+  arrivals(): number {
+    return this.#arrivals;
+  }
+}
+
 /** An endpoint competing for delivery slots. */
 export interface Contender {
   id: string;

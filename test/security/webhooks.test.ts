@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemResolver, type Resolver } from '../../src/webhooks/url-policy.ts';
-import { UNPROVEN_IN_FLIGHT } from '../../src/webhooks/dispatcher.ts';
+import { UNPROVEN_IN_FLIGHT } from '../../src/webhooks/fair-share.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
