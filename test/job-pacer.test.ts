@@ -2,26 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { Pacer, type PacerOptions } from '../src/jobs/pacer.ts';
 import { JobRunner, type Job, type JobQueue } from '../src/jobs/runner.ts';
 
-/** A pacer on an injected clock, event-loop delay and request count, which the test moves. */
+/** A pacer on an injected clock, request count and arrivals, which the test moves. */
 function pacer(overrides: Partial<PacerOptions> = {}) {
-  const signals = { at: 0, delay: 0, requests: 0, arrivals: 0 };
+  const signals = { at: 0, requests: 0, arrivals: 0 };
   const made = new Pacer({
-    min: 2, max: 32, targetDelayMs: 4, intervalMs: 100,
-    loopDelay: { read: () => signals.delay },
+    min: 2, max: 32, intervalMs: 100,
     foreground: () => signals.requests,
     arrivals: () => signals.arrivals,
     now: () => signals.at,
     ...overrides,
   });
   /**
-   * One interval passes with the runner held back by the limit (or not), `work` jobs arriving and
-   * `done` finishing in it; returns the limit then.
+   * One interval passes with `requests` answered, the runner held back by the limit (or not), and
+   * `work` jobs arriving and `done` finishing in it; returns the limit then.
    */
-  const interval = (delay: number, requests: number, limited = true, { work = 0, done = 0 } = {}) => {
+  const interval = (requests: number, limited = true, { work = 0, done = 0 } = {}) => {
     if (limited) made.limited();
     for (let i = 0; i < done; i++) made.finished();
     signals.at += 100;
-    signals.delay = delay;
     signals.requests += requests;
     signals.arrivals += work;
     return made.limit();
@@ -33,37 +31,30 @@ describe('Pacer', () => {
   it('starts small and doubles each interval the limit held the runner back, up to max', () => {
     const { made, interval } = pacer();
     expect(made.limit()).toBe(2);
-    expect([1, 2, 3, 4, 5].map(() => interval(0, 0))).toEqual([4, 8, 16, 32, 32]);
+    expect([1, 2, 3, 4, 5].map(() => interval(0))).toEqual([4, 8, 16, 32, 32]);
   });
 
-  it('halves while requests come and the event loop runs late, never below min, then grows by one', () => {
+  it('halves while requests come, never below min, and doubles back once they stop', () => {
     const { interval } = pacer();
-    for (let i = 0; i < 4; i++) interval(0, 0); // 32
-    expect([interval(9, 20), interval(9, 20), interval(9, 20), interval(9, 20), interval(9, 20)]).toEqual([16, 8, 4, 2, 2]);
-    expect([interval(1, 20), interval(1, 20), interval(1, 20)]).toEqual([3, 4, 5]);
+    for (let i = 0; i < 4; i++) interval(0); // 32
+    expect([interval(20), interval(20), interval(20), interval(20), interval(20)]).toEqual([16, 8, 4, 2, 2]);
+    expect([interval(0), interval(0), interval(0)]).toEqual([4, 8, 16]);
   });
 
   it('backs off only while it finishes as many jobs as arrive: new work is never left behind', () => {
     const { interval } = pacer();
-    for (let i = 0; i < 4; i++) interval(0, 0); // 32
-    // A backlog drains beside requests, with the event loop late: finishing more than arrives, it halves.
-    expect([interval(9, 20, true, { work: 20, done: 60 }), interval(9, 20, true, { work: 20, done: 30 })]).toEqual([16, 8]);
-    // At 8 it finishes fewer than arrive (200 awards/s with one webhook): it doubles, late loop or not.
-    expect([interval(9, 20, true, { work: 20, done: 12 }), interval(9, 20, true, { work: 20, done: 18 })]).toEqual([16, 32]);
+    for (let i = 0; i < 4; i++) interval(0); // 32
+    // A backlog drains beside requests: finishing more than arrives, it halves.
+    expect([interval(20, true, { work: 20, done: 60 }), interval(20, true, { work: 20, done: 30 })]).toEqual([16, 8]);
+    // At 8 it finishes fewer than arrive (200 awards/s with one webhook): it doubles, requests or not.
+    expect([interval(20, true, { work: 20, done: 12 }), interval(20, true, { work: 20, done: 18 })]).toEqual([16, 32]);
     // Keeping pace again, it sheds the rest of the drain.
-    expect(interval(9, 20, true, { work: 20, done: 25 })).toBe(16);
-  });
-
-  it('does not back off for its own delay when no request comes, and doubles again', () => {
-    const { interval } = pacer();
-    interval(0, 0); // 4
-    interval(9, 5); // 2, out of slow start
-    expect([interval(9, 0), interval(9, 0), interval(9, 0)]).toEqual([4, 8, 16]);
+    expect(interval(20, true, { work: 20, done: 25 })).toBe(16);
   });
 
   it('grows only when the limit held the runner back, and looks once per interval', () => {
     const { made, signals, interval } = pacer();
-    expect(interval(0, 0, false)).toBe(2);
+    expect(interval(0, false)).toBe(2);
     made.limited();
     signals.at += 50;
     expect(made.limit()).toBe(2);
@@ -109,9 +100,8 @@ describe('JobRunner with a pacer', () => {
     for (const done of finish.splice(0)) done();
     await started(4);
     expect(runner.inFlight).toBe(4);
-    // Requests arrive and the event loop runs late: after the next interval, fewer at once.
+    // Requests arrive and the runner keeps pace: after the next interval, fewer at once.
     signals.at += 100;
-    signals.delay = 9;
     signals.requests += 10;
     for (const done of finish.splice(0)) done();
     await started(2);

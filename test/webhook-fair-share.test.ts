@@ -34,8 +34,7 @@ describe('ProvenEndpoints', () => {
     proven.attempted('whk_down', false);
     const signals = { at: 0, requests: 0 };
     const pacer = new Pacer({
-      min: 2, max: 32, targetDelayMs: 4, intervalMs: 100,
-      loopDelay: { read: () => 9 }, foreground: () => signals.requests,
+      min: 2, max: 32, intervalMs: 100, foreground: () => signals.requests,
       arrivals: () => proven.arrivals(), now: () => signals.at,
     });
     // Each interval the healthy endpoint's backlog drains 30 deliveries, while 20 awards queue one
@@ -49,9 +48,9 @@ describe('ProvenEndpoints', () => {
       return pacer.limit();
     };
     for (let i = 0; i < 4; i++) interval(0);
-    // Requests come and the event loop runs late. Counting the dead endpoint's 20 too, 30 finished
-    // would fall behind 40 arrived and the limit would stay at 32; counting only the healthy one's,
-    // the runner keeps pace and sheds the drain.
+    // Requests come. Counting the dead endpoint's 20 too, 30 finished would fall behind 40 arrived
+    // and the limit would stay at 32; counting only the healthy one's, the runner keeps pace and
+    // sheds the drain.
     expect([interval(20), interval(20), interval(20)]).toEqual([16, 8, 4]);
   });
 });

@@ -107,7 +107,6 @@ export class JobRunner<J extends Job, O = unknown> {
     this.#started = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#pacer?.stop();
     this.#pacer = undefined;
     await Promise.allSettled([...this.#running]);
     await Promise.allSettled([...this.#recording]);

@@ -15,7 +15,7 @@ import { resolveSafely, systemResolver, type Resolver, type UrlPolicy } from './
 import type { Logger } from '../shared/log.ts';
 import { allot, endpointCaps, ProvenEndpoints } from './fair-share.ts';
 import { JobRunner, type ClaimArguments } from '../jobs/runner.ts';
-import { eventLoopDelay, Pacer } from '../jobs/pacer.ts';
+import { Pacer } from '../jobs/pacer.ts';
 
 /** How deliveries reach receivers. */
 export interface WebhookSettings extends UrlPolicy {
@@ -43,13 +43,6 @@ export interface DeliveryOptions extends Partial<WebhookSettings> {
 
 /** Deliveries in flight the paced runner always allows, and where it starts after each start-up. */
 export const PACED_MIN_IN_FLIGHT = 2;
-/**
- * How late the event loop may run (ms, the longest in 100 ms) while requests come before the
- * runner sends fewer deliveries at once (see Pacer). Half the 10 ms a drain may add to an award's
- * p99: the pacer backs off only after a window ran late, and with 10 the executable's awards
- * during a drain measured 17-42 ms at p99 against 13-25 with 5 (bench/README).
- */
-export const PACED_TARGET_DELAY_MS = 5;
 
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_DEAD_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -266,7 +259,7 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
     leaseMs: settings.timeoutMs + 30_000,
     pollMs: 5_000,
     pacer: () => new Pacer({
-      min: PACED_MIN_IN_FLIGHT, max: concurrency, targetDelayMs: PACED_TARGET_DELAY_MS, intervalMs: 100, loopDelay: eventLoopDelay(),
+      min: PACED_MIN_IN_FLIGHT, max: concurrency, intervalMs: 100,
       foreground: deps.foreground ?? (() => 0), arrivals: () => proven.arrivals(), now: () => performance.now(),
     }),
   });
