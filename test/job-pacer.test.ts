@@ -41,15 +41,18 @@ describe('Pacer', () => {
     expect([interval(0), interval(0), interval(0)]).toEqual([4, 8, 16]);
   });
 
-  it('backs off only while it finishes as many jobs as arrive: new work is never left behind', () => {
+  it('halves while it drains a backlog, probes down by one while it keeps pace, and is never left behind', () => {
     const { interval } = pacer();
     for (let i = 0; i < 4; i++) interval(0); // 32
-    // A backlog drains beside requests: finishing more than arrives, it halves.
-    expect([interval(20, true, { work: 20, done: 60 }), interval(20, true, { work: 20, done: 30 })]).toEqual([16, 8]);
+    // A backlog drains beside requests, finishing at least twice what arrives: it halves.
+    expect([interval(20, true, { work: 20, done: 60 }), interval(20, true, { work: 20, done: 40 })]).toEqual([16, 8]);
     // At 8 it finishes fewer than arrive (200 awards/s with one webhook): it doubles, requests or not.
     expect([interval(20, true, { work: 20, done: 12 }), interval(20, true, { work: 20, done: 18 })]).toEqual([16, 32]);
-    // Keeping pace again, it sheds the rest of the drain.
-    expect(interval(20, true, { work: 20, done: 25 })).toBe(16);
+    // Keeping pace with new work and no more, it shrinks by one: halving there would leave it
+    // behind again and make every delivery wait.
+    expect([interval(20, true, { work: 20, done: 25 }), interval(20, true, { work: 20, done: 20 })]).toEqual([31, 30]);
+    // Draining again, it sheds the drain.
+    expect(interval(20, true, { work: 20, done: 50 })).toBe(15);
   });
 
   it('grows only when the limit held the runner back, and looks once per interval', () => {

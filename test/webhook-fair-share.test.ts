@@ -37,20 +37,20 @@ describe('ProvenEndpoints', () => {
       min: 2, max: 32, intervalMs: 100, foreground: () => signals.requests,
       arrivals: () => proven.arrivals(), now: () => signals.at,
     });
-    // Each interval the healthy endpoint's backlog drains 30 deliveries, while 20 awards queue one
+    // Each interval the healthy endpoint's backlog drains 50 deliveries, while 20 awards queue one
     // delivery for each endpoint; with no requests yet, the limit has grown to its max.
     const interval = (requests: number) => {
       pacer.limited();
-      for (let i = 0; i < 30; i++) pacer.finished();
+      for (let i = 0; i < 50; i++) pacer.finished();
       for (let i = 0; i < requests; i++) proven.enqueued(['whk_up', 'whk_down']);
       signals.at += 100;
       signals.requests += requests;
       return pacer.limit();
     };
     for (let i = 0; i < 4; i++) interval(0);
-    // Requests come. Counting the dead endpoint's 20 too, 30 finished would fall behind 40 arrived
-    // and the limit would stay at 32; counting only the healthy one's, the runner keeps pace and
-    // sheds the drain.
+    // Requests come. Counting the dead endpoint's 20 too, 50 finished would only keep pace with 40
+    // arrived and the limit would shrink by one (31, 30, 29); counting only the healthy one's, the
+    // runner sees the drain and sheds it.
     expect([interval(20), interval(20), interval(20)]).toEqual([16, 8, 4]);
   });
 });

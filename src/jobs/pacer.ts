@@ -18,14 +18,15 @@ export interface PacerOptions {
 
 /**
  * How many jobs a background runner may have in flight, adapted to the requests it shares the
- * event loop with. It starts small at every start. In an interval in which requests came and the
- * runner finished at least as many jobs as arrived, the limit halves, never below `min`: while
- * requests come it does no more than keeps pace with new work, and a backlog drains at its floor.
- * Otherwise (no requests, or fewer jobs finished than arrived), each interval in which the limit
- * held the runner back doubles it, up to `max`. An award keeps its latency while a backlog drains
- * (backing off only once the event loop had run late let the drain's own stalls set the awards'
- * p99), new jobs are never left behind, and without requests the runner is at `max` within a
- * few intervals.
+ * event loop with. It starts small at every start. In an interval in which requests came:
+ * - if the runner finished at least twice as many jobs as arrived (it was draining a backlog),
+ *   the limit halves, never below `min`, so a backlog drains at the floor while requests come;
+ * - if it kept pace with new jobs and no more, the limit shrinks by one: halving there left it
+ *   falling behind every other interval, and deliveries waited half a second at 500 awards/s;
+ * - if it finished fewer than arrived, the limit doubles (when it held the runner back), so new
+ *   jobs are never left behind.
+ * With no requests it doubles likewise, up to `max` within a few intervals. Backing off only after
+ * the event loop had run late let a drain's own stalls set the awards' p99.
  */
 export class Pacer {
   readonly #options: PacerOptions;
@@ -66,9 +67,11 @@ export class Pacer {
       this.#foregroundSeen += requests;
       const arrived = arrivals() - this.#arrivalsSeen;
       this.#arrivalsSeen += arrived;
-      const keptPace = this.#finished >= arrived;
+      const draining = this.#finished >= 2 * arrived;
+      const fallingBehind = this.#finished < arrived;
       this.#finished = 0;
-      if (requests > 0 && keptPace) this.#limit = Math.max(min, Math.floor(this.#limit / 2));
+      if (requests > 0 && draining) this.#limit = Math.max(min, Math.floor(this.#limit / 2));
+      else if (requests > 0 && !fallingBehind) this.#limit = Math.max(min, this.#limit - 1);
       else if (this.#saturated) this.#limit = Math.min(max, this.#limit * 2);
       this.#saturated = false;
     }
