@@ -8,8 +8,8 @@ export interface PacerOptions {
   /** How many requests' writes there have been so far (a running count): work the runner yields to. */
   foreground: () => number;
   /**
-   * How many jobs have been added so far (a running count). The runner backs off only while it
-   * finishes at least as many jobs as arrive: it sheds a backlog's drain, never the new work.
+   * How many jobs have been added so far (a running count): the new work, which the runner never
+   * falls behind, as against a backlog's drain, which it sheds while requests come.
    */
   arrivals: () => number;
   /** Monotonic time in ms. */
