@@ -17,7 +17,7 @@ function bootstrapBanner(created: CreatedProject, url: string, db: string): stri
     { label: 'widget secret', value: created.widgetSecret },
   ], process.stdout.isTTY === true, false); // serve has no --json
   return `
-Created project "${created.project.name}" (${created.project.id}) on this empty database.
+Created project "${created.project.name}" (${created.project.id}): the database had no project yet (the demo shop does not count).
   publishable key  ${created.publishableKey}
 Its secret key and widget secret are shown only this once; store them somewhere safe:
 ${lines.join('\n')}
