@@ -1,5 +1,5 @@
 // Soak: a server run for a while the way a shop runs it for months, in miniature.
-//   npm run bench:soak -- [--rate 200] [--minutes 2] [--interval 30]
+//   npm run bench:soak -- [--rate 200] [--minutes 2] [--interval 30] [--prefill AWARDS]
 //
 // The server a shop runs (`node cli/punchcard.mjs serve`, the dist/ bundle, pinned to CPU 0) on a
 // fresh database with one webhook endpoint, made beforehand through tsx; steady awards from this
@@ -29,12 +29,17 @@ const arg = (name: string, fallback: number) => {
   return at === -1 ? fallback : Number(process.argv[at + 1]);
 };
 
-/** `setup`: the project and its webhook; prints {secretKey}. */
-async function setup([db, webhookUrl]: string[]): Promise<void> {
+/**
+ * `setup`: the project and its webhook; prints {secretKey}. With `prefill` > 0, that many awards
+ * are made first, their deliveries marked delivered, so the healthy phase runs on a database the
+ * size the later phases reach rather than a fresh one.
+ */
+async function setup([db, webhookUrl, prefill = '0']: string[]): Promise<void> {
   const { openStore } = await import('../src/db/store.ts');
   const { createProject } = await import('../src/domain/project/projects.ts');
   const { upsertMember } = await import('../src/domain/members/members.ts');
   const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
+  const { adjustPoints } = await import('../src/domain/ledger/ledger.ts');
   const store = await openStore({ path: db!, masterKey: BENCH_MASTER_KEY });
   const now = new Date();
   const created = createProject(store.db, store.box, { name: 'Soak' }, now);
@@ -42,6 +47,15 @@ async function setup([db, webhookUrl]: string[]): Promise<void> {
     for (let i = 0; i < MEMBERS; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
     createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
   }).immediate();
+  for (let done = 0; done < Number(prefill); done += 1000) {
+    store.db.transaction(() => {
+      for (let i = done; i < Math.min(done + 1000, Number(prefill)); i++) {
+        adjustPoints(store.db, created.project.id, `member-${i % MEMBERS}`, { amount: 1 }, 'prefill', now);
+      }
+      store.db.prepare(`UPDATE webhook_deliveries SET status = 'delivered', attempts = 1, last_status = 200, delivered_at = ?
+        WHERE status = 'pending'`).run(now.toISOString());
+    }).immediate();
+  }
   store.close();
   console.log(JSON.stringify({ secretKey: created.secretKey }));
 }
@@ -176,7 +190,7 @@ async function main(): Promise<void> {
   const db = join(dir, 'soak.db');
   buildServer();
   const receiver = await startReceiver();
-  let child = await startChild(db, await setUp(SELF, [db, receiver.url]));
+  let child = await startChild(db, await setUp(SELF, [db, receiver.url, String(arg('prefill', 0))]));
   const load = steadyAwards(() => child, rate);
   console.log(`soak: ${rate} awards/s, ${minutes} min per phase, a line every ${interval} s; ${builtServerName} pinned to CPU 0`);
   console.log('phase      t(s)  p50 ms  p99 ms  errors  RSS MiB  waiting  transactions  point lots  idem keys  events  deliveries  db MiB  wal MiB  free MiB');
