@@ -40,20 +40,22 @@ async function setup([db, webhookUrl, prefill = '0']: string[]): Promise<void> {
   const { upsertMember } = await import('../src/domain/members/members.ts');
   const { createWebhook } = await import('../src/webhooks/subscriptions.ts');
   const { adjustPoints } = await import('../src/domain/ledger/ledger.ts');
+  const { recordDelivered } = await import('../src/webhooks/deliveries.ts');
   const store = await openStore({ path: db!, masterKey: BENCH_MASTER_KEY });
   const now = new Date();
   const created = createProject(store.db, store.box, { name: 'Soak' }, now);
-  store.db.transaction(() => {
+  const webhook = store.db.transaction(() => {
     for (let i = 0; i < MEMBERS; i++) upsertMember(store.db, created.project.id, { externalId: `member-${i}` }, now);
-    createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
+    return createWebhook(store.db, store.box, created.project.id, { url: webhookUrl!, events: ['points.awarded'] }, now);
   }).immediate();
-  for (let done = 0; done < Number(prefill); done += 1000) {
+  const awards = Number(prefill);
+  const pending = store.db.prepare<[], number>("SELECT id FROM webhook_deliveries WHERE status = 'pending'").pluck();
+  for (let done = 0; done < awards; done += 1000) {
     store.db.transaction(() => {
-      for (let i = done; i < Math.min(done + 1000, Number(prefill)); i++) {
+      for (let i = done; i < Math.min(done + 1000, awards); i++) {
         adjustPoints(store.db, created.project.id, `member-${i % MEMBERS}`, { amount: 1 }, 'prefill', now);
       }
-      store.db.prepare(`UPDATE webhook_deliveries SET status = 'delivered', attempts = 1, last_status = 200, delivered_at = ?
-        WHERE status = 'pending'`).run(now.toISOString());
+      for (const id of pending.all()) recordDelivered(store.db, id, webhook.id, 200, now);
     }).immediate();
   }
   store.close();
