@@ -128,21 +128,19 @@ export class Guard {
   }
 
   /**
-   * Runs a key or signature check. While the address has used up its failures, no check runs at
-   * all (a right guess would tell the guesser); each 401 uses one up.
+   * Runs a key or signature check, and limits only its failures: a right credential always passes
+   * (keys, secrets and signatures cannot be guessed, so answering one tells a guesser nothing, and
+   * someone else's failures from a shared address, such as a proxy's, never lock the shop out). A
+   * wrong one spends a token of the address's budget; once that is spent it answers 429, not 401.
    */
   authAttempt<T>(event: H3Event, attempt: () => T): T {
-    const rate = this.#rates.authFailures;
-    if (rate === null) return attempt();
-    const address = this.clientAddress(event);
-    const buckets = this.#buckets.authFailures;
-    const wait = buckets.peek(address, rate);
-    if (wait > 0) throw rateLimited('Too many failed authentication attempts from your address.', wait);
     try {
       return attempt();
     } catch (error) {
-      if (error instanceof AppError && error.status === 401) buckets.spend(address, rate);
-      throw error;
+      const rate = this.#rates.authFailures;
+      if (rate === null || !(error instanceof AppError) || error.status !== 401) throw error;
+      const wait = this.#buckets.authFailures.take(this.clientAddress(event), rate);
+      throw wait > 0 ? rateLimited('Too many failed authentication attempts from your address.', wait) : error;
     }
   }
 

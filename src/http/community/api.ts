@@ -38,14 +38,14 @@ export type LinkApi = Api<LinkCaller, { public?: true }>;
 
 /**
  * /api/community: the widget's "link your Discord" (a widget session) and the OAuth callback, which
- * a browser reaches from Discord with nothing but the signed state (`public`), limited per address.
+ * a browser reaches from Discord with nothing but the signed state (`public`). The address limit is
+ * the app's, taken once for every path outside the server API (app.ts), so not again here.
  */
 export function linkSurface(ctx: AppContext): Surface<LinkCaller, { public?: true }> {
   return {
     name: 'community linking',
     base: '/api/community',
     serve(event: H3Event, route, next) {
-      ctx.guard.limitAddress(event);
       if (route.public) return next({ session: null });
       const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
       ctx.guard.limitMember(session.projectId, session.externalId, false);
