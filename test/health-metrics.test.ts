@@ -29,7 +29,7 @@ describe('GET /healthz', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: 'ok', version: VERSION, database: 'ok', jobs: { pending: 0, dead: 0 },
-      replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null },
+      replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null }, warnings: [],
     });
   });
 

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/project/projects.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/http/guard.ts';
+import { canonicalAddress } from '../../src/http/client-address.ts';
 import { parseRate } from '../../src/shared/rates.ts';
 import { parseMasterKey } from '../../src/shared/secrets.ts';
 import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
@@ -49,6 +50,11 @@ const parseRateText: Parse<string> = (text) => {
   parseRate(text.trim(), 'it');
   return text.trim();
 };
+/** Reverse-proxy addresses, checked here so a typo stops start-up instead of never matching. */
+const parseProxies: Parse<string[]> = (text) => text.split(',').map((address) => address.trim()).filter(Boolean).map((address) => {
+  if (canonicalAddress(address) === null) throw new Error(`must be comma-separated IP addresses ("${address}" is not one)`);
+  return address;
+});
 const optionName = (flag: string) => `rateLimit${flag.split('-').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`;
 
 export const serveCommand: Command = new Command('serve')
@@ -115,7 +121,7 @@ export const serveCommand: Command = new Command('serve')
       commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
       metricsToken: setting(command, 'metricsToken', String),
-      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
+      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', parseProxies) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,
         headersTimeoutMs: setting(command, 'headersTimeout', parseDuration)!,

@@ -36,6 +36,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   });
   app.use((event) => {
     noteRoute(event);
+    ctx.guard.noteForwarding(event);
     refuseUnwantedBody(event);
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);

@@ -39,7 +39,7 @@ export function mountHealth(app: H3, ctx: AppContext): void {
     } catch {
       database = 'unreadable';
     }
-    const body = { status: database === 'ok' ? 'ok' : 'unavailable', version: VERSION, database, jobs, replication };
+    const body = { status: database === 'ok' ? 'ok' : 'unavailable', version: VERSION, database, jobs, replication, warnings: ctx.guard.warnings() };
     return database === 'ok' ? body : Response.json(body, { status: 503, headers: { 'retry-after': '5' } });
   });
 
