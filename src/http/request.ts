@@ -144,3 +144,19 @@ export function pathParam(event: H3Event, name: string): string {
   if (value.length > PATH_PARAM_MAX) throw badRequest(`Path parameter "${name}" must be at most ${PATH_PARAM_MAX} characters`);
   return value;
 }
+
+/**
+ * The path as its routes read it, for telling two requests apart (Idempotency-Key): every segment
+ * decoded, so `caf%C3%A9`, `caf%c3%a9` and `café` are one path, with only `%` and `/` encoded again,
+ * so an encoded slash stays inside its segment (`a%2Fb` is not `a/b`, a path of two segments).
+ */
+export function canonicalPath(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment).replaceAll('%', '%25').replaceAll('/', '%2F');
+    } catch {
+      return segment; // not UTF-8: the route answers 400 before anything is stored
+    }
+  }).join('/');
+}

@@ -5,7 +5,7 @@ import { readSnapshot } from '../db/transaction.ts';
 import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
-import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
+import { canonicalPath, pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { refuseOtherMethods } from './errors.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 import { noteProject } from './request-log.ts';
@@ -64,6 +64,12 @@ export interface RouteOptions<B, Q, I> {
   errors?: number[];
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
+  /**
+   * The rest of the caller's authentication, where the surface could not finish it before the body
+   * was read (a signature over the raw body): runs before any Idempotency-Key lookup, so a stored
+   * answer is never replayed to, nor a used key revealed to, a request that is not signed.
+   */
+  verify?: (input: I) => void;
 }
 
 /** A mounted route, as the routes table and the surface's checks see it. */
@@ -93,8 +99,12 @@ export interface Surface<C, X> {
   base: string;
   /** Authenticates and applies the surface's checks and limits, runs `next` with the caller, and shapes errors the surface's way. */
   serve(event: H3Event, route: MountedRoute & X, next: (caller: C) => Promise<unknown>): unknown;
-  /** The project whose keys a caller's Idempotency-Key is among; and the member, where keys are a shopper's own. */
-  keyScope(caller: C): { projectId: string; externalId?: string };
+  /**
+   * Where a caller's Idempotency-Keys live: their project; the member, where keys are a shopper's
+   * own; and a namespace for every surface but the server API, so one surface's keys never meet
+   * another's (the bot's deliveries and the shop's API calls share a project, not their keys).
+   */
+  keyScope(caller: C): { projectId: string; externalId?: string; namespace?: string };
   /** After the routes: what the surface's paths answer to other methods. */
   finish(app: H3, routes: MountedRoute[]): void;
 }
@@ -187,6 +197,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       // callers of several shapes, `{ ...caller, … }` took V8's slow path, about a tenth of an award's CPU.
       const input = Object.assign(caller, { event, now, body, raw, query, param: (name: string) => pathParam(event, name) }) as Input<C, P, B, Q>;
       const run = async () => {
+        options.verify?.(input);
         if (!mounted.write) {
           const result = await readSnapshot(ctx.db, () => handler(input));
           return result instanceof Answer ? respond(event, result) : result;
@@ -199,7 +210,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           return response;
         };
         const scope = key === undefined ? undefined
-          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, event.url.pathname, rawBody) };
+          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, canonicalPath(event.url.pathname), options.rawBody ? raw : rawBody) };
         const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
         // Counted once committed, and not for a replay (perform did not run).
         if (awarded) ctx.metrics.award();

@@ -75,7 +75,7 @@ describe('forwarding headers while no proxy is trusted', () => {
     const server = await spawnServer(join(dir, 'proxies.db'), ['--quiet', '--rate-limit-address', '5/min'], { PUNCHCARD_LOG: 'info' });
     try {
       expect((await request(server.url, 'GET', '/healthz')).body.warnings).toEqual([]);
-      const headers = [{ 'x-forwarded-for': '203.0.113.1' }, { forwarded: 'for="[2001:db8::1]:4711";proto=https' }, { 'x-real-ip': '203.0.113.3' }];
+      const headers: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.1' }, { forwarded: 'for="[2001:db8::1]:4711";proto=https' }, { 'x-real-ip': '203.0.113.3' }];
       for (const sent of headers) expect((await request(server.url, 'GET', '/healthz', { headers: sent })).status).toBe(200);
       const { warnings } = (await request(server.url, 'GET', '/healthz')).body;
       expect(warnings).toHaveLength(1);

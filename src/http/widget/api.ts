@@ -164,7 +164,7 @@ export function guestSurface(ctx: AppContext): Surface<GuestCaller, object> {
       allow(projectId, config);
       return next({ projectId, config });
     }),
-    keyScope: ({ projectId }) => ({ projectId }),
+    keyScope: ({ projectId }) => ({ projectId, namespace: 'widget guest view' }),
     finish: answerPaths,
   };
 }
