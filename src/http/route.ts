@@ -97,6 +97,8 @@ export interface MountedRoute {
 export interface Surface<C, X> {
   name: string;
   base: string;
+  /** The request headers its answers depend on (its credentials), answered as `Vary` beside `Cache-Control: no-store`. */
+  vary?: string;
   /** Authenticates and applies the surface's checks and limits, runs `next` with the caller, and shapes errors the surface's way. */
   serve(event: H3Event, route: MountedRoute & X, next: (caller: C) => Promise<unknown>): unknown;
   /**
@@ -185,6 +187,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
     routes.push(mounted);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
       noteProject(event, surface.keyScope(caller).projectId);
+      if (surface.vary) event.res.headers.append('vary', surface.vary);
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;

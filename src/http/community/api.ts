@@ -46,6 +46,7 @@ export function linkSurface(ctx: AppContext): Surface<LinkCaller, { public?: tru
   return {
     name: 'community linking',
     base: '/api/community',
+    vary: 'Authorization, X-Widget-Auth',
     serve(event: H3Event, route, next) {
       if (route.public) return next({ session: null });
       const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));

@@ -133,6 +133,7 @@ export function widgetSurface(ctx: AppContext): Surface<WidgetCaller, WidgetRout
   return {
     name: 'widget API',
     base: WIDGET_BASE,
+    vary: 'Authorization, X-Widget-Auth',
     serve,
     keyScope: ({ session }) => ({ projectId: session.projectId, externalId: session.externalId }),
     finish(app, routes) {
