@@ -85,7 +85,7 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
-  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
+  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides the one `punchcard metrics token` makes').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
   // For the benches (bench/webhooks.ts measures what queuing deliveries costs the award route without sending them); hidden, since a shop's deliveries would only pile up.
   .addOption(new Option('--no-webhook-runner', 'queue webhook deliveries but never send them').hideHelp())
