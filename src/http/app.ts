@@ -28,7 +28,7 @@ function limitAddress(event: H3Event, ctx: AppContext): void {
 export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: false }): H3 {
   const app = new H3({
     silent: true,
-    onError: (error) => errorResponse(error, ctx.log),
+    onError: (error, event) => errorResponse(error, ctx.log, event),
     onRequest: (event) => {
       event.context.startedAt = performance.now();
     },

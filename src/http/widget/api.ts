@@ -102,7 +102,7 @@ async function withCors(
       for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
     });
   } catch (error) {
-    const response = errorResponse(error, ctx.log);
+    const response = errorResponse(error, ctx.log, event);
     for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
     return response;
   }
