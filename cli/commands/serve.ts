@@ -42,7 +42,7 @@ const RATE_LIMIT_OPTIONS: [keyof RateLimitSettings, string, string][] = [
   ['memberWrites', 'member-writes', 'widget changes (claims, plays, shares, profile…) per member'],
   ['promoFailures', 'promo-failures', 'failed promo codes per member'],
   ['address', 'address', 'requests per client address, server API excepted'],
-  ['authFailures', 'auth-failures', 'failed API-key and widget-signature checks per client address'],
+  ['authFailures', 'auth-failures', 'failed credential checks (keys, widget tickets, signatures) per client address; right ones always pass'],
   ['promoFailuresPerAddress', 'promo-failures-per-address', 'failed widget promo codes per client address'],
 ];
 /** A rate as text (the guard parses it again per project); checked here so a bad one stops start-up. */

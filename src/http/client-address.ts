@@ -21,7 +21,7 @@ export function canonicalAddress(entry: string): string | null {
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
   if (bracketed) text = bracketed[1]!;
   else if (/^[\d.]+:\d{1,5}$/.test(text)) text = text.slice(0, text.indexOf(':'));
-  text = text.replace(/%[\w.-]*$/, '');
+  text = text.replace(/%[\w.-]*$/, '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, ''); // a dual-stack socket's IPv4, without a URL parse
   const version = isIP(text);
   if (version === 4) return text;
   if (version !== 6) return null;

@@ -19,7 +19,7 @@ export interface RateLimitSettings {
   promoFailures: string;
   /** Requests per client address to everything but the server API (widget API, pages, /healthz). */
   address: string;
-  /** Failed API-key and widget-signature checks per client address. */
+  /** Failed credential checks (keys, widget tickets and sessions, signatures, the metrics token) per client address; right ones are never limited. */
   authFailures: string;
   /** Failed promo-code redemptions from the widget per client address, over all its members. */
   promoFailuresPerAddress: string;
