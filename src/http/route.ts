@@ -140,6 +140,21 @@ export function methodsByPath(routes: MountedRoute[]): Map<string, HTTPMethod[]>
 
 const stored = (result: unknown): StoredResponse => (result instanceof Answer ? result : { status: 200, body: result });
 
+/**
+ * Adds request header names to the answer's `Vary`, on the Node response where there is one: a
+ * header set through h3 sends every answer down its slower path, which copies the headers again
+ * (about 4 µs a request).
+ */
+export function addVary(event: H3Event, names: string): void {
+  const res = event.runtime?.node?.res;
+  if (!res) {
+    event.res.headers.append('vary', names);
+    return;
+  }
+  const current = res.getHeader('vary');
+  res.setHeader('vary', current === undefined ? names : `${String(current)}, ${names}`);
+}
+
 /** Sends an answer: status, replay marker, body. */
 function respond(event: H3Event, response: StoredResponse & { replayed?: boolean }): unknown {
   event.res.status = response.status;
@@ -187,7 +202,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
     routes.push(mounted);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
       noteProject(event, surface.keyScope(caller).projectId);
-      if (surface.vary) event.res.headers.append('vary', surface.vary);
+      if (surface.vary) addVary(event, surface.vary);
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;

@@ -6,7 +6,7 @@ import { guestProject } from '../../domain/widget/widget-guest.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
 import { readQuery } from '../request.ts';
-import { methodsByPath, type Api, type MountedRoute, type Surface } from '../route.ts';
+import { addVary, methodsByPath, type Api, type MountedRoute, type Surface } from '../route.ts';
 import { guestQuery } from '../../schemas/widget.ts';
 import { requireWidgetSession } from './auth.ts';
 
@@ -99,7 +99,11 @@ async function withCors(
   try {
     return await work((projectId, config) => {
       cors = corsHeaders(event, projectId, config.widgetSettings.allowedOrigins);
-      for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
+      // Vary joins the surface's own (route.ts), which h3's headers would replace.
+      for (const [name, value] of Object.entries(cors)) {
+        if (name === 'vary') addVary(event, value);
+        else event.res.headers.set(name, value);
+      }
     });
   } catch (error) {
     const response = errorResponse(error, ctx.log, event);
