@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { H3 } from 'h3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountSurfaces } from '../../src/http/surface.ts';
 import { configureCommunity, GUILD } from '../helpers/community.ts';
 import { request } from '../helpers/http.ts';
 import { startTestServer, TestClock, type TestServer } from '../helpers/server.ts';
@@ -75,6 +77,29 @@ describe('idempotency cannot bypass authentication: POST /api/v1/community/event
     expect((await deliver(event('e4'), 'shared-key')).headers['idempotent-replayed']).toBe('true');
     const again = await server.api.post('/api/v1/members', { externalId: 'shared-key-member' }, { headers: { 'idempotency-key': 'shared-key' } });
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, 'true']);
+  });
+});
+
+describe('on every surface', () => {
+  it('a request that is not authenticated gets its 401 whatever keys exist, on every route that takes a key', async () => {
+    // Raised failure limits: this sweeps every route once, without credentials.
+    const sweep = await startTestServer();
+    try {
+      expect((await sweep.api.post('/api/v1/members', { externalId: 'key-owner' }, { headers: { 'idempotency-key': 'used-key' } })).status).toBe(201);
+      const table = mountSurfaces(new H3(), sweep.ctx).filter((route) => route.changes);
+      expect(table.length).toBeGreaterThan(40);
+      for (const route of table) {
+        const res = await request(sweep.url, route.method, route.path.replace(/:\w+/g, 'x'), {
+          raw: '{"externalId":"key-owner"}', headers: { 'content-type': 'application/json', 'idempotency-key': 'used-key' },
+        });
+        const name = `${route.method} ${route.path}`;
+        expect(res.headers['idempotent-replayed'], name).toBeUndefined();
+        // Store deliveries take no key at all (deduplicated by order); everything else asks who is calling.
+        expect(res.status, `${name}: ${res.text}`).toBe(route.surface === 'commerce deliveries' ? 400 : 401);
+      }
+    } finally {
+      await sweep.stop();
+    }
   });
 });
 
