@@ -8,6 +8,7 @@ import { doctorCommand, expireCommand, membersCommand, pointsCommand } from './c
 import { keysCommand } from './commands/keys.ts';
 import { addMemberFiles } from './commands/member-files.ts';
 import { addMemberPrivacy } from './commands/member-privacy.ts';
+import { metricsCommand } from './commands/metrics.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
@@ -27,7 +28,8 @@ const program = new Command('punchcard')
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
-  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand]) {
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand,
+  metricsCommand]) {
   program.addCommand(command);
 }
 

@@ -61,7 +61,7 @@ export interface ServeOptions {
   connections?: Partial<ConnectionOptions>;
   /** Serves the handler some other way than plain HTTP: `serve --https` (cli/local-https.ts). */
   listen?: ListenWith;
-  /** A token that reads /metrics, for a Prometheus that should not hold a secret key. */
+  /** A token that reads /metrics, besides the one `punchcard metrics token` stores in the database. */
   metricsToken?: string | undefined;
 }
 

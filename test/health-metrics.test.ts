@@ -29,7 +29,7 @@ describe('GET /healthz', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: 'ok', version: VERSION, database: 'ok', jobs: { pending: 0, dead: 0 },
-      replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null },
+      replication: { enabled: false, state: 'off', lastSyncAt: null, lagSeconds: null }, warnings: [],
     });
   });
 
@@ -52,39 +52,41 @@ describe('GET /healthz', () => {
 });
 
 describe('GET /metrics', () => {
-  it('is refused without the metrics token or a secret key', async () => {
-    const anonymous = await request(server.url, 'GET', '/metrics');
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });
-    const publishable = await client(server.url, server.publishableKey).get('/metrics');
-    expect(publishable.status).toBe(403);
+  const TOKEN = 'scrape-me-please-0123456789';
+  const scrape = () => client(server.url, TOKEN).get('/metrics');
+
+  it('is off (404) while no metrics token is set', async () => {
+    const off = await request(server.url, 'GET', '/metrics');
+    expect(off.status).toBe(404);
+    expect(off.body.message).toMatch(/punchcard metrics token/);
   });
 
-  it('takes the metrics token when one is set', async () => {
-    server.ctx.metricsToken = 'scrape-me-please-0123456789';
-    try {
-      const res = await client(server.url, 'scrape-me-please-0123456789').get('/metrics');
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^text\/plain/);
-      expect((await client(server.url, 'scrape-me-please-wrong-6789').get('/metrics')).status).toBe(401);
-    } finally {
-      server.ctx.metricsToken = undefined;
+  it('takes the metrics token, and nothing else: neither a secret nor a publishable key', async () => {
+    server.ctx.metricsToken = TOKEN;
+    const res = await scrape();
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    for (const wrong of [undefined, 'scrape-me-please-wrong-6789', server.secretKey, server.publishableKey]) {
+      const refused = await client(server.url, wrong).get('/metrics');
+      expect(refused.status, String(wrong)).toBe(401);
+      expect(refused.body).toMatchObject({ error: 'Unauthorized', message: expect.any(String) });
     }
+    expect((await client(server.url, server.secretKey).get('/metrics')).body.message).toMatch(/secret key does not read \/metrics/);
   });
 
   it('counts requests by route and status, latency, awards, ledger rows, deliveries, queue depth, batches and size', async () => {
-    const before = (await server.api.get('/metrics')).text;
+    const before = (await scrape()).text;
     const hook = await server.api.post('/api/v1/webhooks', { url: receiver.url, events: ['points.awarded'] });
     expect(hook.status).toBe(201);
     await server.api.post('/api/v1/members', { externalId: 'metrics-1' });
     for (const amount of [10, 20, 30]) expect((await server.api.post('/api/v1/members/metrics-1/points', { amount })).status).toBe(200);
     expect((await server.api.post('/api/v1/members/metrics-1/points', { amount: 'x' })).status).toBe(400);
-    const queued = (await server.api.get('/metrics')).text;
+    const queued = (await scrape()).text;
     expect(sample(queued, 'punchcard_job_queue_depth{status="pending"}')).toBe(3);
     await server.deliveries.runDue();
     expect(receiver.received).toHaveLength(3);
 
-    const text = (await server.api.get('/metrics')).text;
+    const text = (await scrape()).text;
     const route = 'route="/api/v1/members/:externalId/points"';
     expect(sample(text, `punchcard_http_requests_total{method="POST",${route},status="200"}`)
       - sample(before, `punchcard_http_requests_total{method="POST",${route},status="200"}`)).toBe(3);
@@ -98,6 +100,6 @@ describe('GET /metrics', () => {
     expect(sample(text, 'punchcard_database_size_bytes{file="database"}')).toBeGreaterThan(0);
     // Unknown paths share one series, so a scan of random URLs cannot grow the metrics without bound.
     await request(server.url, 'GET', '/no/such/path');
-    expect((await server.api.get('/metrics')).text).toMatch(/route="unmatched",status="404"/);
+    expect((await scrape()).text).toMatch(/route="unmatched",status="404"/);
   });
 });

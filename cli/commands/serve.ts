@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CreatedProject } from '../../src/domain/project/projects.ts';
 import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from '../../src/http/guard.ts';
+import { canonicalAddress } from '../../src/http/client-address.ts';
 import { parseRate } from '../../src/shared/rates.ts';
 import { parseMasterKey } from '../../src/shared/secrets.ts';
 import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
@@ -41,7 +42,7 @@ const RATE_LIMIT_OPTIONS: [keyof RateLimitSettings, string, string][] = [
   ['memberWrites', 'member-writes', 'widget changes (claims, plays, shares, profile…) per member'],
   ['promoFailures', 'promo-failures', 'failed promo codes per member'],
   ['address', 'address', 'requests per client address, server API excepted'],
-  ['authFailures', 'auth-failures', 'failed API-key and widget-signature checks per client address'],
+  ['authFailures', 'auth-failures', 'failed credential checks (keys, widget tickets, signatures) per client address; right ones always pass'],
   ['promoFailuresPerAddress', 'promo-failures-per-address', 'failed widget promo codes per client address'],
 ];
 /** A rate as text (the guard parses it again per project); checked here so a bad one stops start-up. */
@@ -49,6 +50,11 @@ const parseRateText: Parse<string> = (text) => {
   parseRate(text.trim(), 'it');
   return text.trim();
 };
+/** Reverse-proxy addresses, checked here so a typo stops start-up instead of never matching. */
+const parseProxies: Parse<string[]> = (text) => text.split(',').map((address) => address.trim()).filter(Boolean).map((address) => {
+  if (canonicalAddress(address) === null) throw new Error(`must be comma-separated IP addresses ("${address}" is not one)`);
+  return address;
+});
 const optionName = (flag: string) => `rateLimit${flag.split('-').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}`;
 
 export const serveCommand: Command = new Command('serve')
@@ -79,7 +85,7 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--max-connections <n>', 'open sockets at most').env('PUNCHCARD_MAX_CONNECTIONS').default(String(CONNECTION_DEFAULTS.maxConnections)))
   .addOption(new Option('--headers-timeout <duration>', 'time to receive a request\'s headers').env('PUNCHCARD_HEADERS_TIMEOUT').default('10s'))
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
-  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides any secret key').env('PUNCHCARD_METRICS_TOKEN'))
+  .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides the one `punchcard metrics token` makes').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
   // For the benches (bench/webhooks.ts measures what queuing deliveries costs the award route without sending them); hidden, since a shop's deliveries would only pile up.
   .addOption(new Option('--no-webhook-runner', 'queue webhook deliveries but never send them').hideHelp())
@@ -115,7 +121,7 @@ export const serveCommand: Command = new Command('serve')
       commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
       metricsToken: setting(command, 'metricsToken', String),
-      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', String)?.split(',').map((address) => address.trim()).filter(Boolean) },
+      guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', parseProxies) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,
         headersTimeoutMs: setting(command, 'headersTimeout', parseDuration)!,

@@ -28,7 +28,7 @@ function limitAddress(event: H3Event, ctx: AppContext): void {
 export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: false }): H3 {
   const app = new H3({
     silent: true,
-    onError: (error) => errorResponse(error, ctx.log),
+    onError: (error, event) => errorResponse(error, ctx.log, event),
     onRequest: (event) => {
       event.context.startedAt = performance.now();
     },
@@ -36,6 +36,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   });
   app.use((event) => {
     noteRoute(event);
+    ctx.guard.noteForwarding(event);
     refuseUnwantedBody(event);
     // The server API is limited per key (after it is checked); everything else per client address.
     if (!SERVER_API.test(event.url.pathname)) limitAddress(event, ctx);

@@ -28,6 +28,6 @@ export interface AppContext {
   replication?: () => ReplicationStatus | null;
   /** Prometheus metrics of this server (/metrics). */
   metrics: Metrics;
-  /** A token that reads /metrics besides the secret keys (serve --metrics-token). */
+  /** A token that reads /metrics besides the one in the database (serve --metrics-token). */
   metricsToken?: string | undefined;
 }

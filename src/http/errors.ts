@@ -1,7 +1,8 @@
-import { HTTPError, type H3, type HTTPMethod } from 'h3';
+import { HTTPError, type H3, type H3Event, type HTTPMethod } from 'h3';
 import { StorageError } from '../db/group-commit.ts';
 import { AppError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
+import { CLIENT_CLOSED } from './request.ts';
 
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -35,10 +36,14 @@ function isSqliteBusy(error: unknown): boolean {
 }
 
 /** Maps anything thrown while handling a request to the one error shape. */
-function toAppError(thrown: unknown, log: Logger): AppError {
+function toAppError(thrown: unknown, log: Logger, event: H3Event | undefined): AppError {
   // h3 wraps errors thrown by handlers in an "unhandled" HTTPError; the original is the cause.
   const error = HTTPError.isError(thrown) && thrown.unhandled ? thrown.cause : thrown;
-  if (error instanceof AppError) return error;
+  if (error instanceof AppError) {
+    // Never a path (it may hold an externalId): the route's pattern.
+    if (error.status === CLIENT_CLOSED) log.info(`${event?.req.method ?? '-'} ${event?.context.matchedRoute?.route ?? '(no route)'}: ${lowerFirst(error.message).replace(/\.$/, '')}`);
+    return error;
+  }
   if (error instanceof StorageError || isSqliteBusy(error)) {
     log.error('write failed', error instanceof StorageError ? error.cause : error);
     return new AppError(503, 'Service Unavailable', 'The database is busy or failing; nothing was saved. Retry shortly.', { 'retry-after': '1' });
@@ -54,8 +59,11 @@ function toAppError(thrown: unknown, log: Logger): AppError {
   return new AppError(500, 'Server Error', 'An internal error occurred. It has been logged; please report it if it persists.');
 }
 
-export function errorResponse(thrown: unknown, log: Logger): Response {
-  const error = toAppError(thrown, log);
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+
+/** The `{error, message}` answer to anything thrown; `event` names the route in what is logged. */
+export function errorResponse(thrown: unknown, log: Logger, event?: H3Event): Response {
+  const error = toAppError(thrown, log, event);
   return new Response(JSON.stringify({ error: error.error, message: error.message }), {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { H3Event } from 'h3';
 import type { Clock } from '../shared/clock.ts';
 import { AppError } from '../shared/errors.ts';
@@ -6,6 +5,7 @@ import type { ProjectRateLimits } from '../domain/project/settings.ts';
 import type { Logger } from '../shared/log.ts';
 import { parseRate, type Rate } from '../shared/rates.ts';
 import { TokenBuckets } from './rate-limit.ts';
+import { canonicalAddress, forwardedClient, rateKey } from './client-address.ts';
 
 /** Every rate limit, written as rates (`600/min`, `off`). The first four a project may override. */
 export interface RateLimitSettings {
@@ -19,7 +19,7 @@ export interface RateLimitSettings {
   promoFailures: string;
   /** Requests per client address to everything but the server API (widget API, pages, /healthz). */
   address: string;
-  /** Failed API-key and widget-signature checks per client address. */
+  /** Failed credential checks (keys, widget tickets and sessions, signatures, the metrics token) per client address; right ones are never limited. */
   authFailures: string;
   /** Failed promo-code redemptions from the widget per client address, over all its members. */
   promoFailuresPerAddress: string;
@@ -50,10 +50,11 @@ const PROJECT_LIMITS_TTL_MS = 10_000;
 const rateLimited = (message: string, seconds: number) =>
   new AppError(429, 'rate_limited', `${message} Retry in ${seconds} s.`, { 'retry-after': String(seconds) });
 
-/** "::ffff:10.0.0.1" (IPv4 on a dual-stack socket) is 10.0.0.1. */
-const normalizeAddress = (address: string) => address.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '').toLowerCase();
+/** Headers by which proxies name the client; the limits believe only X-Forwarded-For, and only from a trusted proxy. */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'];
 
-const isLoopback = (address: string) => address === '::1' || address.startsWith('127.');
+const FORWARDING_WARNING = 'but --trusted-proxy is not set, so every client is counted by the address of the socket: behind a reverse proxy, '
+  + 'every shopper shares the proxy\'s rate limits. Set --trusted-proxy (PUNCHCARD_TRUSTED_PROXY) to the proxy\'s address.';
 
 /** The rate limits and client addresses of one server: in memory, per process. */
 export class Guard {
@@ -61,7 +62,8 @@ export class Guard {
   readonly #buckets: Record<Kind, TokenBuckets>;
   readonly #trusted: Set<string>;
   readonly #projectLimits = new Map<string, { limits: ProjectRateLimits; at: number }>();
-  #warnedProxy = false;
+  /** Requests since start that carried forwarding headers while no proxy is trusted. */
+  #untrustedForwarding = 0;
 
   constructor(
     options: GuardOptions,
@@ -74,26 +76,37 @@ export class Guard {
     this.#rates = Object.fromEntries(kinds.map((kind) => [kind, parseRate(settings[kind], `rate limit "${kind}"`)])) as Record<Kind, Rate | null>;
     // One Map per kind, so a flood of one kind (say, addresses) never evicts another's counts.
     this.#buckets = Object.fromEntries(kinds.map((kind) => [kind, new TokenBuckets(clock)])) as Record<Kind, TokenBuckets>;
-    this.#trusted = new Set((options.trustedProxies ?? []).map(normalizeAddress));
+    this.#trusted = new Set((options.trustedProxies ?? []).map((proxy) => {
+      const address = canonicalAddress(proxy);
+      if (address === null) throw new Error(`--trusted-proxy: "${proxy}" is not an IP address.`);
+      return address;
+    }));
   }
 
   /**
-   * The client's address: the socket's, unless the socket is a trusted proxy; then the right-most
-   * X-Forwarded-For entry that is not a trusted proxy (entries left of it are the client's own claims).
+   * The key the client is counted under (client-address.ts): the socket's address, unless the
+   * socket is a trusted proxy; then the address X-Forwarded-For names past the trusted proxies.
    */
   clientAddress(event: H3Event): string {
-    const socket = normalizeAddress(event.req.ip ?? 'unknown');
-    const forwarded = event.req.headers.get('x-forwarded-for');
-    if (forwarded === null) return socket;
-    if (!this.#trusted.has(socket)) {
-      if (!this.#warnedProxy && this.#trusted.size === 0 && isLoopback(socket)) {
-        this.#warnedProxy = true;
-        this.log.info('Requests arrive through a proxy (X-Forwarded-For) but --trusted-proxy is not set: every client shares the proxy\'s address limits. Set --trusted-proxy to the proxy\'s address.');
-      }
-      return socket;
-    }
-    const hops = forwarded.split(',').map(normalizeAddress).filter((hop) => isIP(hop) !== 0);
-    return hops.reverse().find((hop) => !this.#trusted.has(hop)) ?? hops.at(-1) ?? socket;
+    const socket = canonicalAddress(event.req.ip ?? '') ?? 'unknown';
+    const forwarded = this.#trusted.has(socket) ? event.req.headers.get('x-forwarded-for') : null;
+    return rateKey(forwarded === null ? socket : forwardedClient(forwarded, this.#trusted) ?? socket);
+  }
+
+  /**
+   * Once per request (app.ts): forwarding headers while no proxy is trusted mean, most likely, a
+   * reverse proxy the server was not told of. Counted for /healthz, and logged at the first.
+   */
+  noteForwarding(event: H3Event): void {
+    if (this.#trusted.size > 0 || !FORWARDING_HEADERS.some((name) => event.req.headers.has(name))) return;
+    if (this.#untrustedForwarding++ === 0) this.log.warn(`A request arrived with forwarding headers (X-Forwarded-For, Forwarded or X-Real-IP) ${FORWARDING_WARNING}`);
+  }
+
+  /** What /healthz reports of the address setup: nothing while it looks right. */
+  warnings(): string[] {
+    const count = this.#untrustedForwarding;
+    if (count === 0) return [];
+    return [`${count} request${count === 1 ? '' : 's'} since the server started carried forwarding headers (X-Forwarded-For, Forwarded or X-Real-IP) ${FORWARDING_WARNING}`];
   }
 
   #take(kind: Kind, key: string, rate: Rate | null, message: string): void {
@@ -128,21 +141,19 @@ export class Guard {
   }
 
   /**
-   * Runs a key or signature check. While the address has used up its failures, no check runs at
-   * all (a right guess would tell the guesser); each 401 uses one up.
+   * Runs a key or signature check, and limits only its failures: a right credential always passes
+   * (keys, secrets and signatures cannot be guessed, so answering one tells a guesser nothing, and
+   * someone else's failures from a shared address, such as a proxy's, never lock the shop out). A
+   * wrong one spends a token of the address's budget; once that is spent it answers 429, not 401.
    */
   authAttempt<T>(event: H3Event, attempt: () => T): T {
-    const rate = this.#rates.authFailures;
-    if (rate === null) return attempt();
-    const address = this.clientAddress(event);
-    const buckets = this.#buckets.authFailures;
-    const wait = buckets.peek(address, rate);
-    if (wait > 0) throw rateLimited('Too many failed authentication attempts from your address.', wait);
     try {
       return attempt();
     } catch (error) {
-      if (error instanceof AppError && error.status === 401) buckets.spend(address, rate);
-      throw error;
+      const rate = this.#rates.authFailures;
+      if (rate === null || !(error instanceof AppError) || error.status !== 401) throw error;
+      const wait = this.#buckets.authFailures.take(this.clientAddress(event), rate);
+      throw wait > 0 ? rateLimited('Too many failed authentication attempts from your address.', wait) : error;
     }
   }
 

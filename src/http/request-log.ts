@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type { Logger } from '../shared/log.ts';
+import { CLIENT_CLOSED } from './request.ts';
 
 /** What the app learns of a request as it handles it: which route matched, and for which project. */
 interface Note {
@@ -29,8 +30,6 @@ export function noteProject(event: H3Event, projectId: string): void {
   if (note && projectId !== '') note.projectId = projectId;
 }
 
-/** Client-closed-request, as proxies write it: the client went away before the answer was sent. */
-const CLIENT_CLOSED = 499;
 
 /**
  * Wraps the Node listener: each request gets an id (answered as `X-Request-Id`, to quote in a

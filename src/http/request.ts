@@ -10,6 +10,10 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Objects and arrays nest at most this deep in a JSON body; real payloads stay far below. */
 export const MAX_JSON_DEPTH = 32;
 
+/** Client Closed Request, as proxies write it: nobody reads the answer, and the log says so in one info line (errors.ts). */
+export const CLIENT_CLOSED = 499;
+const clientClosed = () => new AppError(CLIENT_CLOSED, 'Client Closed Request', 'The connection closed before the request body was complete.');
+
 // The connection is closed after a 413, so the rest of a huge body is never read.
 const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`, { connection: 'close' });
 
@@ -19,6 +23,10 @@ const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body 
  */
 function readNodeBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (req.destroyed && !req.complete) {
+      reject(clientClosed()); // gone before its body was asked for: no event would come
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -31,7 +39,11 @@ function readNodeBody(req: IncomingMessage): Promise<string> {
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
+    // A stream error or a close before the end: the client went away mid-body ("aborted"), not a fault of ours.
+    req.once('error', () => reject(clientClosed()));
+    req.once('close', () => {
+      if (!req.complete) reject(clientClosed());
+    });
   });
 }
 
@@ -143,4 +155,20 @@ export function pathParam(event: H3Event, name: string): string {
   // No id is longer (external ids are the longest); a longer one would only be echoed by a 404.
   if (value.length > PATH_PARAM_MAX) throw badRequest(`Path parameter "${name}" must be at most ${PATH_PARAM_MAX} characters`);
   return value;
+}
+
+/**
+ * The path as its routes read it, for telling two requests apart (Idempotency-Key): every segment
+ * decoded, so `caf%C3%A9`, `caf%c3%a9` and `café` are one path, with only `%` and `/` encoded again,
+ * so an encoded slash stays inside its segment (`a%2Fb` is not `a/b`, a path of two segments).
+ */
+export function canonicalPath(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment).replaceAll('%', '%25').replaceAll('/', '%2F');
+    } catch {
+      return segment; // not UTF-8: the route answers 400 before anything is stored
+    }
+  }).join('/');
 }

@@ -6,12 +6,15 @@ type HeaderList = OutgoingHttpHeaders | OutgoingHttpHeader[];
  * On every response, before any handler runs (so 404s and errors carry them too). The API answers
  * JSON that nothing may frame, sniff into HTML or run; the HTML pages set their own policy. No
  * Cross-Origin-Resource-Policy here: shops load /widget.js and call /api/widget from their own origin.
+ * No cache keeps an answer unless its handler says it may (the widget's script, strings and icon
+ * do): API answers hold members' data, coupon codes and session tokens.
  */
 const HEADERS: [string, string][] = [
   ['x-content-type-options', 'nosniff'],
   ['referrer-policy', 'no-referrer'],
   ['x-frame-options', 'DENY'],
   ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['cache-control', 'no-store'],
 ];
 
 /**

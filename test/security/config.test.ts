@@ -54,6 +54,7 @@ describe('an unparsable setting stops start-up, naming it', () => {
     ['PUNCHCARD_SYNCHRONOUS', 'fast', /must be one of full, normal/],
     ['PUNCHCARD_LOG', 'verbose', /must be one of info, error, silent/],
     ['PUNCHCARD_PUBLIC_URL', 'loyalty.example.com', /must be an absolute URL/],
+    ['PUNCHCARD_TRUSTED_PROXY', '127.0.0.1, proxy.internal', /must be comma-separated IP addresses \("proxy.internal" is not one\)/],
   ])('%s=%j', (variable, value, message) => {
     const db = freshDb();
     const result = punchcard(['serve', '--db', db, '--port', '0'].filter((arg) => variable !== 'PUNCHCARD_PORT' || !['--port', '0'].includes(arg)), { [variable]: value });

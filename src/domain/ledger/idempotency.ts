@@ -71,11 +71,22 @@ function awardRowId(db: Db, projectId: string, award: Award): number {
 
 /**
  * A shopper's keys are their own (`externalId` given: the widget), so two members never meet on one
- * key. Stored behind the member's public id, not the externalId, which may be personal; a newline
- * keeps them apart from the project's own keys, which hold no control characters.
+ * key. Stored behind the member's public id, not the externalId, which may be personal; other
+ * surfaces' keys behind their namespace; a newline keeps them apart from the server API's own keys,
+ * which hold no control characters (and are stored as they are, as before namespaces).
  */
-const storedKey = (db: Db, scope: { projectId: string; key: string; externalId?: string | undefined }) =>
-  (scope.externalId === undefined ? scope.key : `${requireMember(db, scope.projectId, scope.externalId).public_id}\n${scope.key}`);
+const storedKey = (db: Db, scope: KeyScope) => {
+  if (scope.externalId !== undefined) return `${requireMember(db, scope.projectId, scope.externalId).public_id}\n${scope.key}`;
+  return scope.namespace === undefined ? scope.key : `${scope.namespace}\n${scope.key}`;
+};
+
+/** Whose key it is: a project's, a shopper's of that project (`externalId`), or a surface's of that project (`namespace`). */
+export interface KeyScope {
+  projectId: string;
+  key: string;
+  externalId?: string | undefined;
+  namespace?: string | undefined;
+}
 
 /**
  * Runs `perform` at most once per (project, key) within 24 hours, or per (project, member, key)
@@ -86,7 +97,7 @@ const storedKey = (db: Db, scope: { projectId: string; key: string; externalId?:
  */
 export function once(
   db: Db,
-  scope: { projectId: string; key: string; externalId?: string | undefined; fingerprint: string },
+  scope: KeyScope & { fingerprint: string },
   now: Date,
   perform: () => StoredResponse,
 ): StoredResponse & { replayed: boolean } {

@@ -8,9 +8,9 @@ export const COMMERCE_BASE = '/api/commerce';
 /** What the plugin's routes get: the secret key's project, checked and limited as on /api/v1. */
 export type CommerceApi = Api<ServerCaller, object>;
 
-/** /api/commerce for the store's plugin: the server API's secret-key check under another prefix. */
+/** /api/commerce for the store's plugin: the server API's secret-key check under another prefix, with Idempotency-Keys of its own. */
 export function commerceSurface(ctx: AppContext): Surface<ServerCaller, object> {
-  return { ...serverSurface(ctx), name: 'commerce API', base: COMMERCE_BASE };
+  return { ...serverSurface(ctx), name: 'commerce API', base: COMMERCE_BASE, keyScope: ({ key }) => ({ projectId: key.projectId, namespace: 'commerce API' }) };
 }
 
 /** A WooCommerce delivery carries no key: its signature, checked by the handler over the raw body, says which store sent it. */

@@ -15,7 +15,8 @@ export type DeliveryApi = Api<DeliveryCaller, object>;
 
 /**
  * POST /api/v1/community/events: no API key; the guild header names the project (an unknown guild
- * is a 401 that spends the address's failed-check budget), then the handler checks the signature.
+ * is a 401 that spends the address's failed-check budget), then the route checks the signature
+ * over the raw body (`verify`), before any Idempotency-Key lookup. The bot's keys are its own.
  */
 export function deliverySurface(ctx: AppContext): Surface<DeliveryCaller, object> {
   return {
@@ -25,7 +26,7 @@ export function deliverySurface(ctx: AppContext): Surface<DeliveryCaller, object
       const settings = ctx.guard.authAttempt(event, () => requireDeliveryProject(ctx.db, event.req.headers.get('x-community-guild-id')));
       return next({ settings });
     },
-    keyScope: ({ settings }) => ({ projectId: settings.projectId }),
+    keyScope: ({ settings }) => ({ projectId: settings.projectId, namespace: 'community events' }),
     finish: refuseUnservedMethods,
   };
 }
@@ -38,25 +39,26 @@ export type LinkApi = Api<LinkCaller, { public?: true }>;
 
 /**
  * /api/community: the widget's "link your Discord" (a widget session) and the OAuth callback, which
- * a browser reaches from Discord with nothing but the signed state (`public`), limited per address.
+ * a browser reaches from Discord with nothing but the signed state (`public`). The address limit is
+ * the app's, taken once for every path outside the server API (app.ts), so not again here.
  */
 export function linkSurface(ctx: AppContext): Surface<LinkCaller, { public?: true }> {
   return {
     name: 'community linking',
     base: '/api/community',
+    vary: 'Authorization, X-Widget-Auth',
     serve(event: H3Event, route, next) {
-      ctx.guard.limitAddress(event);
       if (route.public) return next({ session: null });
       const session = ctx.guard.authAttempt(event, () => requireWidgetSession(event, ctx));
       ctx.guard.limitMember(session.projectId, session.externalId, false);
       return next({ session });
     },
-    keyScope: ({ session }) => ({ projectId: session?.projectId ?? '' }),
+    keyScope: ({ session }) => ({ projectId: session?.projectId ?? '', namespace: 'community linking' }),
     finish: refuseUnservedMethods,
   };
 }
 
 /** /api/community/events/logs: the server API's secret-key check under another prefix. */
 export function logSurface(ctx: AppContext): Surface<ServerCaller, object> {
-  return { ...serverSurface(ctx), name: 'community log', base: '/api/community' };
+  return { ...serverSurface(ctx), name: 'community log', base: '/api/community', keyScope: ({ key }) => ({ projectId: key.projectId, namespace: 'community log' }) };
 }

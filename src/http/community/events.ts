@@ -7,15 +7,19 @@ import { parseJson } from '../request.ts';
 import type { DeliveryApi } from './api.ts';
 
 /**
- * POST /api/v1/community/events: the signature over the raw body first, then the fields of the
- * event's type; limits answer 200 with their flags. A refused delivery is still written to the log
- * (after its transaction rolled back), so the shop can see why its bot's events fail.
+ * POST /api/v1/community/events: the signature over the raw body first (`verify`, before any
+ * Idempotency-Key lookup, which fingerprints those bytes), then the fields of the event's type;
+ * limits answer 200 with their flags. A refused delivery is still written to the log (after its
+ * transaction rolled back), so the shop can see why its bot's events fail.
  */
 export function communityEventRoutes({ route, ctx }: DeliveryApi): void {
   route('POST', '/events', {
     rawBody: true,
     write: true,
     responses: { 200: communityEventAnswer },
+    verify: ({ event, settings, raw, now }) => ctx.guard.authAttempt(event, () => verifyDelivery(ctx.box, settings, {
+      signature: event.req.headers.get('x-community-signature'), timestamp: event.req.headers.get('x-community-timestamp'),
+    }, raw, now)),
     async around({ settings, raw, now }, run) {
       try {
         return await run();
@@ -29,11 +33,7 @@ export function communityEventRoutes({ route, ctx }: DeliveryApi): void {
         throw error;
       }
     },
-  }, ({ event, settings, raw, now }) => {
-    const headers = event.req.headers;
-    ctx.guard.authAttempt(event, () => verifyDelivery(ctx.box, settings, {
-      signature: headers.get('x-community-signature'), timestamp: headers.get('x-community-timestamp'),
-    }, raw, now));
+  }, ({ settings, raw, now }) => {
     const body = validate(communityEventBody, parseJson(raw, 'The request body'));
     const { replayed: _replayed, ...answer } = receiveCommunityEvent(ctx.db, settings, body, now);
     return answer;

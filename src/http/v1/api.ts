@@ -19,6 +19,7 @@ export function serverSurface(ctx: AppContext): Surface<ServerCaller, object> {
   return {
     name: 'server API',
     base: '/api/v1',
+    vary: 'Authorization, X-API-Key',
     serve(event, _route, next) {
       const key = ctx.guard.authAttempt(event, () => requireSecretKey(event, ctx));
       ctx.guard.limitApiKey(key.keyId, key.projectId);

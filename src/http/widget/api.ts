@@ -6,7 +6,7 @@ import { guestProject } from '../../domain/widget/widget-guest.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponse, refuseOtherMethods } from '../errors.ts';
 import { readQuery } from '../request.ts';
-import { methodsByPath, type Api, type MountedRoute, type Surface } from '../route.ts';
+import { addVary, methodsByPath, type Api, type MountedRoute, type Surface } from '../route.ts';
 import { guestQuery } from '../../schemas/widget.ts';
 import { requireWidgetSession } from './auth.ts';
 
@@ -99,10 +99,14 @@ async function withCors(
   try {
     return await work((projectId, config) => {
       cors = corsHeaders(event, projectId, config.widgetSettings.allowedOrigins);
-      for (const [name, value] of Object.entries(cors)) event.res.headers.set(name, value);
+      // Vary joins the surface's own (route.ts), which h3's headers would replace.
+      for (const [name, value] of Object.entries(cors)) {
+        if (name === 'vary') addVary(event, value);
+        else event.res.headers.set(name, value);
+      }
     });
   } catch (error) {
-    const response = errorResponse(error, ctx.log);
+    const response = errorResponse(error, ctx.log, event);
     for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
     return response;
   }
@@ -133,6 +137,7 @@ export function widgetSurface(ctx: AppContext): Surface<WidgetCaller, WidgetRout
   return {
     name: 'widget API',
     base: WIDGET_BASE,
+    vary: 'Authorization, X-Widget-Auth',
     serve,
     keyScope: ({ session }) => ({ projectId: session.projectId, externalId: session.externalId }),
     finish(app, routes) {
@@ -164,7 +169,7 @@ export function guestSurface(ctx: AppContext): Surface<GuestCaller, object> {
       allow(projectId, config);
       return next({ projectId, config });
     }),
-    keyScope: ({ projectId }) => ({ projectId }),
+    keyScope: ({ projectId }) => ({ projectId, namespace: 'widget guest view' }),
     finish: answerPaths,
   };
 }
