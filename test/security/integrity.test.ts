@@ -4,6 +4,10 @@
 // started it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
+import { configureCommunity, postLinkStart } from '../helpers/community.ts';
+import { startFakeDiscord } from '../helpers/fake-discord.ts';
+import { request } from '../helpers/http.ts';
+import { widgetHeader } from '../helpers/widget.ts';
 import { startFakeWooCommerce, wooOrder, type FakeWooCommerce, type OrderSpec } from '../helpers/fake-woocommerce.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from '../helpers/server.ts';
 
@@ -102,5 +106,71 @@ describe('a store order cannot be farmed', () => {
     expect(await balance(member)).toBe(50);
     const last = (await server.api.get(`/api/v1/members/${member}/points?history=true&limit=1`)).body.transactions[0];
     expect(last).toMatchObject({ amount: 50, type: 'EARNED', source: 'order', metadata: { shortfallSettled: 30 } });
+  });
+});
+
+describe('Discord account linking is bound to the browser that started it', () => {
+  const CLIENT = { id: '555000111', secret: 'oauth-client-secret' };
+  let shop: TestServer;
+  let discord: Awaited<ReturnType<typeof startFakeDiscord>>;
+  beforeAll(async () => {
+    discord = await startFakeDiscord(CLIENT);
+    process.env.PUNCHCARD_DISCORD_API_URL = discord.apiUrl;
+    process.env.PUNCHCARD_DISCORD_AUTHORIZE_URL = 'https://discord.test/oauth2/authorize';
+    // A production server: its public URL is https, so the link's cookie is a __Host- cookie.
+    shop = await startTestServer({ publicUrl: 'https://loyalty.example' });
+    await configureCommunity(shop, { oauthClientId: CLIENT.id, oauthClientSecret: CLIENT.secret });
+    for (const externalId of ['mallory', 'victim']) expect((await shop.api.post('/api/v1/members', { externalId })).status).toBe(201);
+    discord.users.push({ code: 'victim-consents', id: '300000000000000001', username: 'victim_d' });
+    discord.users.push({ code: 'victim-again', id: '300000000000000001', username: 'victim_d' });
+  });
+  afterAll(async () => {
+    expect(checkLedger(shop.ctx.db)).toEqual([]);
+    await shop.stop();
+    await discord.close();
+  });
+
+  const startUrl = async (externalId: string) => {
+    const auth = widgetHeader({ publicKey: shop.publishableKey, widgetSecret: shop.widgetSecret }, externalId, shop.clock.now().getTime());
+    const res = await request(shop.url, 'GET', '/api/widget/community', { headers: { 'x-widget-auth': auth } });
+    expect(res.status, res.text).toBe(200);
+    return res.body.url as string;
+  };
+  const callback = (query: Record<string, string>, cookie?: string) =>
+    request(shop.url, 'GET', `/api/community/auth/callback?${new URLSearchParams(query)}`, { headers: cookie ? { cookie } : {} });
+  const linkedMember = () => shop.ctx.db.prepare(`SELECT m.external_id FROM community_links l JOIN members m ON m.id = l.member_id
+    WHERE l.community_user_id = '300000000000000001'`).pluck().get();
+
+  it("a victim who follows the attacker's authorize link does not link their Discord to the attacker's member", async () => {
+    // Mallory starts linking in her own browser and keeps Discord's URL instead of consenting.
+    const mallory = await postLinkStart(shop, await startUrl('mallory'));
+    expect(mallory.status, mallory.text).toBe(303);
+    expect(mallory.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-punchcard_link=[\w-]{32}; Max-Age=600; Path=\/; Secure; HttpOnly; SameSite=Lax$/)]);
+    const trap = mallory.link!.discordUrl;
+
+    // The victim follows it, consents on Discord, and Discord sends the victim's browser back:
+    // without the cookie, or with the one of a link the victim started for themselves, it is refused.
+    const own = await postLinkStart(shop, await startUrl('victim'));
+    for (const cookie of [undefined, own.link!.cookie]) {
+      const res = await callback({ code: 'victim-consents', state: trap.searchParams.get('state')! }, cookie);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.message).toContain('not started in this browser');
+    }
+    expect(discord.tokenRequests).toHaveLength(0);
+    expect(linkedMember()).toBeUndefined();
+
+    // Sending the start URL instead does not help: only a page the shop allows may post it, and a link is no POST.
+    const start = new URL(await startUrl('mallory'));
+    expect((await postLinkStart(shop, start.href, 'https://mallory.example')).status).toBe(403);
+    expect((await request(shop.url, 'GET', start.pathname + start.search)).status).toBe(405);
+
+    // The victim's own link still works: their Discord goes to their own member, not 409.
+    const linked = await callback({ code: 'victim-again', state: own.link!.state }, own.link!.cookie);
+    expect(linked.status, linked.text).toBe(302);
+    expect(linked.headers['set-cookie']).toEqual([expect.stringMatching(/^__Host-punchcard_link=; Max-Age=0; Path=\/; Secure/)]);
+    expect(linkedMember()).toBe('victim');
+    expect((await shop.api.get('/api/v1/members/mallory')).body.points).toBe(0);
+    // And its state cannot be replayed.
+    expect((await callback({ code: 'victim-again', state: own.link!.state }, own.link!.cookie)).body.message).toContain('already used');
   });
 });
