@@ -133,7 +133,7 @@ describe('Discord account linking', () => {
     discord.users.push({ code: 'code-bob', id: '100000000000000003', username: 'bob_d' });
     const started = await begin('bob');
     const other = await begin('bob'); // the same member, another browser (or tab): another nonce
-    for (const headers of [{}, { cookie: other.cookie }, { cookie: 'punchcard_link=forged' }]) {
+    for (const headers of [{}, { cookie: other.cookie }, { cookie: 'punchcard_link=forged' }] as Record<string, string>[]) {
       const refused = await callback({ code: 'code-bob', state: started.state }, headers);
       expect(refused.status, JSON.stringify(headers)).toBe(400);
       expect(refused.body.message).toContain('not started in this browser');
