@@ -55,6 +55,8 @@ export class FakeWooCommerce {
   down = false;
   /** When set, every REST call is answered 301 to this address (a site that moved to https or www). */
   redirectTo: string | null = null;
+  /** When set, a new coupon is answered with this code instead of the one asked for (a store plugin that picks codes). */
+  answerCode: string | null = null;
   /** The bench's slow store: every REST answer waits this long (tests leave it at 0). */
   latencyMs = 0;
   #nextId = 100;
@@ -152,7 +154,7 @@ export class FakeWooCommerce {
           usage_limit_per_user: call.body.usage_limit_per_user ?? null, email_restrictions: call.body.email_restrictions ?? [], description: call.body.description ?? '',
         };
         this.coupons.set(coupon.id, coupon);
-        return send(201, coupon);
+        return send(201, this.answerCode === null ? coupon : { ...coupon, code: this.answerCode });
       }
       default: return error(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
