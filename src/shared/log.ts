@@ -1,4 +1,5 @@
 import type pino from 'pino';
+import { terminalLines } from './terminal-text.ts';
 
 export type LogLevel = 'silent' | 'error' | 'info';
 /** `text`: one readable line per message (the default); `json`: one JSON object per line, for a log collector. */
@@ -35,9 +36,9 @@ export interface LoggerOptions {
 const textRequest = (line: RequestLine) => `${line.method} ${line.route ?? '(no route)'} ${line.status} ${line.durationMs}ms`
   + ` project=${line.projectId ?? '-'} request=${line.requestId}`;
 
-/** Text lines on stderr, as before the JSON format existed. */
+/** Text lines on stderr, as before the JSON format existed; control characters a message carries are escaped (terminal-text.ts). */
 function textLogger(at: (wanted: LogLevel) => boolean, requests: boolean): Logger {
-  const write = (text: string) => process.stderr.write(`${new Date().toISOString()} ${text}\n`);
+  const write = (text: string) => process.stderr.write(`${new Date().toISOString()} ${terminalLines(text)}\n`);
   return {
     info(message) {
       if (at('info')) write(message);

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import * as v from 'valibot';
+import { text } from '../../shared/value-schemas.ts';
 import { AppError, badRequest } from '../../shared/errors.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
 
@@ -78,6 +80,8 @@ export function openLinkState(box: SecretBox, state: string | undefined, now: Da
   return { projectId: payload.p, externalId: payload.e, verifier: payload.v, nonce: payload.n, expiresAt: payload.x };
 }
 
+const USERNAME = text(100);
+
 export interface DiscordUser {
   id: string;
   username: string | null;
@@ -121,5 +125,7 @@ export async function fetchLinkedUser(
   const me = await discordCall(`${urls.api}/users/@me`, { headers: { authorization: `Bearer ${token.access_token}` } }, 'user lookup');
   if (typeof me.id !== 'string' || !/^\d{1,25}$/.test(me.id)) throw new AppError(502, 'Bad Gateway', 'Discord answered /users/@me without a user id.');
   const name = typeof me.username === 'string' ? me.username : typeof me.global_name === 'string' ? me.global_name : null;
-  return { id: me.id, username: name === null ? null : name.slice(0, 100) };
+  // Checked as a signed event's communityUsername is: readable text, or no name at all.
+  const username = name === null ? null : v.safeParse(USERNAME, [...name].slice(0, 100).join(''));
+  return { id: me.id, username: username?.success ? username.output : null };
 }
