@@ -1,7 +1,8 @@
 // Text from a store reaches no terminal raw (issue 47): a store's emails, names, order numbers and
 // statuses are checked like a client's, and the CLI escapes control characters in what it prints,
 // whatever their source (here, rows written straight into the database).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/shared/log.ts';
 import { punchcard } from '../helpers/cli.ts';
 import { startFakeWooCommerce, wooCustomer, wooOrder, type FakeWooCommerce } from '../helpers/fake-woocommerce.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 /** What a terminal must never receive: C0 controls but the line break, DEL, C1 (CSI, OSC) and bidi controls. */
-const RAW_CONTROLS = /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u;
+const RAW_CONTROLS = /[^\P{Cc}\n]|[\u202A-\u202E\u2066-\u2069]/u;
 
 describe("a store's text is checked like a client's", () => {
   it('an email with ESC or BEL is no email, and a name keeps only its readable characters', async () => {
@@ -75,5 +76,22 @@ describe('the CLI prints no control character raw, whatever its source', () => {
     // The JSON stays the same JSON.
     const json = JSON.parse(printed['members list --json']!);
     expect(json.members.find((m: { externalId: string }) => m.externalId === 'mallory').name).toBe('Mal\u001b]0;owned\u0007lory\u202E');
+  });
+});
+
+describe("the server's text log", () => {
+  it('escapes the control characters a message carries, keeping its line breaks', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      createLogger('info').warn('commerce: the store said \u001b]0;owned\u0007 and \u009b2J\nsecond line');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/ WARN commerce: the store said \\u001b\]0;owned\\u0007 and \\u009b2J\nsecond line\n$/);
   });
 });
