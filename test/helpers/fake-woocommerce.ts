@@ -222,6 +222,17 @@ export async function startFakeWooCommerce(): Promise<FakeWooCommerce> {
   return new FakeWooCommerce().start();
 }
 
+/** A fake store connected to the server's default project (POST /api/commerce/connect); resolves with the store and its id. */
+export async function connectFakeStore(server: { api: { post: (path: string, body: unknown) => Promise<{ status: number; text: string; body: any }> } }):
+  Promise<{ store: FakeWooCommerce; storeId: string }> {
+  const store = await startFakeWooCommerce();
+  const connected = await server.api.post('/api/commerce/connect', {
+    siteUrl: store.url, consumerKey: store.consumerKey, consumerSecret: store.consumerSecret, organizationId: 'org_1',
+  });
+  if (connected.status !== 201) throw new Error(`connecting the fake store failed: ${connected.text}`);
+  return { store, storeId: connected.body.id };
+}
+
 export interface OrderLine {
   productId: number;
   variationId?: number;

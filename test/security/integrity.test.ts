@@ -8,7 +8,7 @@ import { configureCommunity, postLinkStart } from '../helpers/community.ts';
 import { startFakeDiscord } from '../helpers/fake-discord.ts';
 import { request } from '../helpers/http.ts';
 import { widgetHeader } from '../helpers/widget.ts';
-import { startFakeWooCommerce, wooOrder, type FakeWooCommerce, type OrderSpec } from '../helpers/fake-woocommerce.ts';
+import { connectFakeStore, wooOrder, type FakeWooCommerce, type OrderSpec } from '../helpers/fake-woocommerce.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from '../helpers/server.ts';
 
 const MINUTE = 60_000;
@@ -18,12 +18,7 @@ let storeId: string;
 
 beforeAll(async () => {
   server = await startTestServer({ clock: new TestClock(new Date('2026-01-15T12:00:00Z')) });
-  store = await startFakeWooCommerce();
-  const connected = await server.api.post('/api/commerce/connect', {
-    siteUrl: store.url, consumerKey: store.consumerKey, consumerSecret: store.consumerSecret, organizationId: 'org_1',
-  });
-  expect(connected.status, connected.text).toBe(201);
-  storeId = connected.body.id;
+  ({ store, storeId } = await connectFakeStore(server));
 });
 afterAll(async () => {
   expect(checkLedger(server.ctx.db)).toEqual([]);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/shared/log.ts';
 import { punchcard } from '../helpers/cli.ts';
-import { startFakeWooCommerce, wooCustomer, wooOrder, type FakeWooCommerce } from '../helpers/fake-woocommerce.ts';
+import { connectFakeStore, wooCustomer, wooOrder, type FakeWooCommerce } from '../helpers/fake-woocommerce.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -12,11 +12,7 @@ let store: FakeWooCommerce;
 
 beforeAll(async () => {
   server = await startTestServer();
-  store = await startFakeWooCommerce();
-  const connected = await server.api.post('/api/commerce/connect', {
-    siteUrl: store.url, consumerKey: store.consumerKey, consumerSecret: store.consumerSecret, organizationId: 'org_1',
-  });
-  expect(connected.status, connected.text).toBe(201);
+  ({ store } = await connectFakeStore(server));
 });
 afterAll(async () => {
   await server.stop();
