@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
+import { terminalLines } from '../src/shared/terminal-text.ts';
 import { VERSION } from '../src/shared/assets.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
@@ -41,6 +42,6 @@ addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 program.parseAsync().catch((error: unknown) => {
   // Errors a user can act on print as one line; anything else keeps its stack for a bug report.
   const known = error instanceof AppError || (error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError));
-  console.error(`punchcard: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}`);
+  console.error(`punchcard: ${terminalLines(known ? (error as Error).message : (error as Error).stack ?? String(error))}`);
   process.exitCode = 1;
 });

@@ -1,12 +1,13 @@
 import { openSync } from 'node:fs';
+import { terminalJson, terminalText } from '../src/shared/terminal-text.ts';
 
-/** Prints rows as an aligned plain-text table (or a note when there are none). */
+/** Prints rows as an aligned plain-text table (or a note when there are none); control characters in a cell are escaped. */
 export function printTable(rows: Record<string, unknown>[], columns: string[]): void {
   if (rows.length === 0) {
     console.log('(none)');
     return;
   }
-  const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+  const cell = (value: unknown) => (value === null || value === undefined ? '-' : terminalText(String(value)));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
   const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
   console.log(line(columns));
@@ -26,7 +27,8 @@ export function openNewPrivateFile(path: string): number {
   }
 }
 
-export const printJson = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+/** JSON for scripts, and for a terminal: JSON escapes C0 control characters itself, and DEL, C1 and bidi controls are escaped too. */
+export const printJson = (value: unknown) => console.log(terminalJson(JSON.stringify(value, null, 2)));
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
@@ -48,7 +50,7 @@ function summaryValue(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map(summaryValue).join(', ');
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return String(value);
+  return terminalText(String(value));
 }
 
 /** `{a: {b: 1}}` as `[['a.b', '1']]`; a map of switches as one line: "on: x, y; off: z". */
@@ -58,7 +60,7 @@ function summaryRows(object: Record<string, unknown>, prefix = ''): [string, str
     if (!isObject(value)) return [[name, summaryValue(value)]];
     const switches = Object.entries(value);
     if (switches.length > 0 && switches.every(([, on]) => typeof on === 'boolean')) {
-      const list = (on: boolean) => switches.filter(([, v]) => v === on).map(([k]) => k).join(', ') || '(none)';
+      const list = (on: boolean) => switches.filter(([, v]) => v === on).map(([k]) => terminalText(k)).join(', ') || '(none)';
       return [[name, `on: ${list(true)}; off: ${list(false)}`]];
     }
     return summaryRows(value, `${name}.`);
@@ -72,7 +74,7 @@ export function printSummary(object: Record<string, unknown>): void {
     ...Object.entries(object).filter(([, value]) => isObject(value)).map(([key, value]): [string, [string, string][]] => [key, summaryRows(value as Record<string, unknown>)])];
   const width = Math.max(...sections.flatMap(([, rows]) => rows.map(([name]) => name.length)));
   for (const [title, rows] of sections) {
-    if (title) console.log(`\n${title}`);
-    for (const [name, value] of rows) console.log(`  ${name.padEnd(width)}  ${value}`);
+    if (title) console.log(`\n${terminalText(title)}`);
+    for (const [name, value] of rows) console.log(`  ${terminalText(name).padEnd(width)}  ${value}`);
   }
 }

@@ -1,9 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectionFailed } from '../src/integrations/commerce/connect.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from './helpers/cli.ts';
-import { client, request } from './helpers/http.ts';
+import { client, request, type ApiResponse } from './helpers/http.ts';
 import { startFakeWooCommerce, type FakeWooCommerce } from './helpers/fake-woocommerce.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -68,37 +71,54 @@ describe('POST /api/commerce/connect', () => {
     expect(other.body).toEqual({ error: 'Conflict', message: expect.stringContaining(store.url) });
   });
 
-  it('answers 400 store_credentials_rejected for a wrong key, and keeps nothing', async () => {
-    const before = store.webhooks.size;
-    const res = await server.api.post('/api/commerce/connect', { ...connectBody(), consumerSecret: 'cs_wrong' });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'store_credentials_rejected', message: expect.stringContaining('refused the consumer key') });
-    expect(store.webhooks.size).toBe(before);
-    expect(server.ctx.db.prepare('SELECT count(*) AS n FROM commerce_stores WHERE deleted_at IS NULL').get()).toEqual({ n: 0 });
-  });
-
-  it('answers 502 store_unreachable when the store does not answer', async () => {
-    store.goDown();
-    const res = await server.api.post('/api/commerce/connect', connectBody());
-    expect(res.status).toBe(502);
-    expect(res.body).toEqual({ error: 'store_unreachable', message: expect.stringContaining(store.url) });
-  });
-
-  it('answers 400 store_redirected when the store redirects, and sends nothing after the redirect', async () => {
-    store.redirectTo = 'https://www.shop.example';
+  it('answers one 400 store_connection_failed for every way the check fails, keeps nothing, and logs the cause for the operator', async () => {
+    const logged: string[] = [];
+    const spy = vi.spyOn(server.ctx.log, 'warn').mockImplementation((message: string) => { logged.push(message); });
+    // An address that refuses connections: a port that was just free.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const cases: [string, string, () => Promise<ApiResponse>][] = [
+      ['a wrong key', store.url, () => server.api.post('/api/commerce/connect', { ...connectBody(), consumerSecret: 'cs_wrong' })],
+      ['a store that is down', store.url, async () => {
+        store.goDown();
+        return server.api.post('/api/commerce/connect', connectBody());
+      }],
+      ['a redirect to an internal address', store.url, async () => {
+        store.down = false;
+        store.redirectTo = 'http://10.0.0.7:8080/admin?token=internal-secret';
+        try {
+          return await server.api.post('/api/commerce/connect', connectBody());
+        } finally {
+          store.redirectTo = null;
+        }
+      }],
+      ['no WooCommerce there', `${server.url}/nothing-here`, () => server.api.post('/api/commerce/connect', { ...connectBody(), siteUrl: `${server.url}/nothing-here` })],
+      ['a closed port', `http://127.0.0.1:${closed}`, () => server.api.post('/api/commerce/connect', { ...connectBody(), siteUrl: `http://127.0.0.1:${closed}` })],
+    ];
     try {
-      const res = await server.api.post('/api/commerce/connect', connectBody());
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'store_redirected', message: expect.stringContaining('https://www.shop.example/wp-json/wc/v3/webhooks') });
+      for (const [what, siteUrl, attempt] of cases) {
+        const before = store.webhooks.size;
+        const res = await attempt();
+        expect(res.status, what).toBe(400);
+        expect(res.body, what).toEqual({ error: 'store_connection_failed', message: connectionFailed(siteUrl).message });
+        expect(res.text, what).not.toMatch(/HTTP|ECONN|10\.0\.0\.7|internal-secret|refused|timeout/);
+        expect(store.webhooks.size, what).toBe(before);
+        expect(server.ctx.db.prepare('SELECT count(*) AS n FROM commerce_stores WHERE deleted_at IS NULL').get(), what).toEqual({ n: 0 });
+      }
     } finally {
-      store.redirectTo = null;
+      spy.mockRestore();
     }
-  });
-
-  it('answers 400 store_api_not_found where no WooCommerce answers', async () => {
-    const res = await server.api.post('/api/commerce/connect', { ...connectBody(), siteUrl: `${server.url}/nothing-here` });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('store_api_not_found');
+    // The operator's log tells them apart, without repeating what the store sent (a redirect's address).
+    expect(logged).toEqual([
+      expect.stringMatching(/refused the consumer key.*HTTP 401/), expect.stringContaining('could not be reached'),
+      expect.stringMatching(/redirects GET \/webhooks\?per_page=1 \(HTTP 301\)/), expect.stringContaining('No WooCommerce REST API answered'),
+      expect.stringContaining('ECONNREFUSED'),
+    ]);
+    expect(logged.join('\n')).not.toMatch(/10\.0\.0\.7|internal-secret/);
   });
 
   it('refuses plain http to a host that is not loopback, even with --allow-insecure-stores', async () => {

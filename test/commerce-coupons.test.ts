@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { punchcardJson } from './helpers/cli.ts';
 import { startFakeWooCommerce, type FakeWooCommerce } from './helpers/fake-woocommerce.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient } from './helpers/widget.ts';
@@ -110,6 +111,81 @@ describe('POST /api/commerce/coupons', () => {
     expect(await server.coupons.runDue()).toBe(1);
     const code = (await claimsOf('dee'))[0].couponCode;
     expect([...store.coupons.values()].find((c) => c.code === code)).toMatchObject({ discount_type: 'fixed_cart', amount: '5.00' });
+    expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
+
+describe('a store coupon that cannot be made (issue 47)', () => {
+  const job = (claimId: string) => server.ctx.db.prepare(`SELECT c.status, c.attempts, c.code, c.last_error FROM commerce_coupons c
+    JOIN reward_claims r ON r.id = c.claim_id WHERE r.public_id = ?`).get(claimId) as { status: string; attempts: number; code: string; last_error: string | null };
+
+  it('a code the store answers twice (another claim\'s), or unprintable, is not used: the claim answers 200, and the retry asks for a new code', async () => {
+    for (const externalId of ['eve', 'fay', 'gil']) {
+      expect((await server.api.post('/api/v1/members', { externalId, email: `${externalId}@shop.example` })).status).toBe(201);
+      await server.api.post(`/api/v1/members/${externalId}/points`, { amount: 1000 });
+    }
+    const first = await server.api.post(`/api/v1/rewards/${couponReward}/redeem`, { externalId: 'eve' });
+    const taken = first.body.claim.couponCode as string;
+    store.answerCode = taken;
+    try {
+      const res = await server.api.post(`/api/v1/rewards/${couponReward}/redeem`, { externalId: 'fay' });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.claim.couponCode).toBeUndefined();
+      expect(res.body.member.points).toBe(900);
+      const asked = store.callsTo('POST', '/wp-json/wc/v3/coupons').at(-1)!.body.code as string;
+      const waiting = job(res.body.claim.id);
+      expect(waiting).toMatchObject({ status: 'PENDING', attempts: 1, last_error: expect.stringContaining(`the code of claim ${first.body.claim.id}`) });
+      expect(waiting.code).not.toBe(asked);
+
+      // An unprintable code (ESC, BEL) is not used either.
+      store.answerCode = 'x\u001b[2J\u0007';
+      server.clock.advance(61_000);
+      expect(await server.coupons.runDue()).toBe(1);
+      expect(job(res.body.claim.id)).toMatchObject({ status: 'PENDING', attempts: 2, last_error: expect.stringContaining('not printable') });
+
+      store.answerCode = null;
+      server.clock.advance(5 * 60_000 + 1_000);
+      expect(await server.coupons.runDue()).toBe(1);
+      const code = (await claimsOf('fay'))[0].couponCode;
+      expect(code).toBe(job(res.body.claim.id).code.toLowerCase());
+      expect(code).not.toBe(taken);
+      expect((await claimsOf('eve'))[0].couponCode).toBe(taken);
+    } finally {
+      store.answerCode = null;
+    }
+  });
+
+  it('gives up after 16 attempts over about three days, returns the points and the stock, says so in the log and in doctor, and retries no more', async () => {
+    const limited = (await server.api.post('/api/v1/rewards', { name: '5 off', type: 'COUPON', pointsCost: 100, stock: 3, discountConfig: { type: 'FIXED_CART', value: 5 } })).body.id;
+    const warnings: string[] = [];
+    const spy = vi.spyOn(server.ctx.log, 'warn').mockImplementation((message: string) => { warnings.push(message); });
+    store.goDown();
+    try {
+      const claimed = await server.api.post(`/api/v1/rewards/${limited}/redeem`, { externalId: 'gil' });
+      expect(claimed.status, claimed.text).toBe(200);
+      expect(claimed.body.member.points).toBe(900);
+      const started = server.clock.now().getTime();
+      for (let attempt = 2; attempt <= 16; attempt++) {
+        server.clock.advance(6 * 60 * 60_000);
+        expect(await server.coupons.runDue(), `attempt ${attempt}`).toBe(1);
+      }
+      expect(job(claimed.body.claim.id)).toMatchObject({ status: 'FAILED', attempts: 16 });
+      expect((await server.api.get('/api/v1/members/gil')).body.points).toBe(1000);
+      expect((await server.api.get(`/api/v1/rewards/${limited}`)).body.stock).toBe(3);
+      const returned = (await server.api.get('/api/v1/members/gil/points?history=true&limit=1')).body.transactions[0];
+      expect(returned).toMatchObject({ amount: 100, type: 'REFUNDED', source: 'reward', actor: 'system', metadata: { claimId: claimed.body.claim.id } });
+      expect(warnings).toEqual([`commerce: the store coupon of claim ${claimed.body.claim.id} failed for good after 16 attempt(s); the 100 points spent on it were returned to the member`]);
+      expect(server.clock.now().getTime() - started).toBeLessThan(4 * 24 * 60 * 60_000);
+      server.clock.advance(7 * 24 * 60 * 60_000);
+      expect(await server.coupons.runDue()).toBe(0);
+      // Its coupon cannot be asked for again (its points are back): the member claims again instead.
+      const again = await server.api.post('/api/commerce/coupons', { storeId, rewardClaimId: claimed.body.claim.id, discountType: 'FIXED_CART', discountValue: 5 });
+      expect(again.status).toBe(409);
+      expect(punchcardJson(['--db', server.dbPath, 'doctor']).coupons).toEqual({ pending: 0, failed: 1 });
+    } finally {
+      spy.mockRestore();
+      store.down = false;
+    }
     expect(checkLedger(server.ctx.db)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureCommunity } from './helpers/community.ts';
+import { configureCommunity, postLinkStart, type StartedLink } from './helpers/community.ts';
 import { startFakeDiscord } from './helpers/fake-discord.ts';
 import { request } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -26,12 +26,21 @@ afterAll(async () => {
 const asMember = (externalId: string) => ({
   headers: { 'x-widget-auth': widgetHeader({ publicKey: server.publishableKey, widgetSecret: server.widgetSecret }, externalId, server.clock.now().getTime()) },
 });
-const start = async (externalId: string) => {
+/** Starts linking as the widget does (GET /api/community/auth, then its URL posted from the shop's page): Discord's URL and the cookie. */
+const begin = async (externalId: string): Promise<StartedLink> => {
   const res = await request(server.url, 'GET', '/api/community/auth', asMember(externalId));
   expect(res.status, res.text).toBe(200);
-  return new URL(res.body.url);
+  const started = await postLinkStart(server, res.body.url);
+  expect(started.status, started.text).toBe(303);
+  cookie = started.link!.cookie;
+  return started.link!;
 };
-const callback = (query: Record<string, string>) => request(server.url, 'GET', `/api/community/auth/callback?${new URLSearchParams(query)}`);
+/** The cookie of the link started last: the tests' browser. */
+let cookie = '';
+const start = async (externalId: string) => (await begin(externalId)).discordUrl;
+/** The callback, from the browser that started the latest link (its cookie). */
+const callback = (query: Record<string, string>, headers: Record<string, string> = { cookie }) =>
+  request(server.url, 'GET', `/api/community/auth/callback?${new URLSearchParams(query)}`, { headers });
 const balance = async (externalId: string) => (await server.api.get(`/api/v1/members/${externalId}`)).body.points as number;
 
 describe('Discord account linking', () => {
@@ -99,6 +108,51 @@ describe('Discord account linking', () => {
     expect(await balance('ann')).toBe(100);
   });
 
+  it('starts only from a page the project allows: a form POST naming its origin (403 otherwise), never a GET', async () => {
+    const { body } = await request(server.url, 'GET', '/api/community/auth', asMember('bob'));
+    const url = new URL(body.url);
+    expect(`${url.origin}${url.pathname}`).toBe(`${server.url}/api/community/auth/start`);
+    for (const origin of [null, 'null', 'https://attacker.example']) {
+      const refused = await postLinkStart(server, body.url, origin);
+      expect(refused.status, String(origin)).toBe(403);
+      expect(refused.body.error).toBe('origin_not_allowed');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+    }
+    expect((await request(server.url, 'GET', url.pathname + url.search)).status).toBe(405);
+    expect((await postLinkStart(server, `${server.url}/api/community/auth/start?state=nonsense`)).status).toBe(400);
+    // The project's own storefront, once allowed, starts it.
+    expect((await server.api.patch('/api/v1/project', { widget: { allowedOrigins: ['https://shop.example'] } })).status).toBe(200);
+    const started = await postLinkStart(server, body.url, 'https://shop.example');
+    expect(started.status, started.text).toBe(303);
+    expect(started.headers['cache-control']).toBe('no-store');
+    // A plain-http server (development) names its cookie plainly: browsers refuse a Secure cookie from http.
+    expect(started.headers['set-cookie']).toEqual([expect.stringMatching(/^punchcard_link=[\w-]{32}; Max-Age=600; Path=\/api\/community\/auth; HttpOnly; SameSite=Lax$/)]);
+  });
+
+  it('binds the callback to the browser that started the link, and spends each state once', async () => {
+    discord.users.push({ code: 'code-bob', id: '100000000000000003', username: 'bob_d' });
+    const started = await begin('bob');
+    const other = await begin('bob'); // the same member, another browser (or tab): another nonce
+    for (const headers of [{}, { cookie: other.cookie }, { cookie: 'punchcard_link=forged' }] as Record<string, string>[]) {
+      const refused = await callback({ code: 'code-bob', state: started.state }, headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(refused.body.message).toContain('not started in this browser');
+    }
+    const tokens = discord.tokenRequests.length;
+    // Discord refuses the first code; the state is spent all the same, and cannot be replayed.
+    expect((await callback({ code: 'unknown-code', state: started.state }, { cookie: started.cookie })).status).toBe(400);
+    const replay = await callback({ code: 'code-bob', state: started.state }, { cookie: started.cookie });
+    expect(replay.status).toBe(400);
+    expect(replay.body.message).toContain('already used');
+    expect(discord.tokenRequests).toHaveLength(tokens + 1);
+    expect(await balance('bob')).toBe(0);
+    // Spent states are forgotten once they would have expired anyway.
+    server.clock.advance(11 * 60 * 1000);
+    await begin('bob');
+    await callback({ code: 'unknown-code', state: (await begin('bob')).state });
+    expect(server.ctx.db.prepare('SELECT count(*) FROM community_link_nonces').pluck().get()).toBe(1);
+  });
+
   it('says so when Discord refuses the code', async () => {
     const res = await callback({ code: 'unknown-code', state: (await start('bob')).searchParams.get('state')! });
     expect(res.status).toBe(400);
@@ -110,7 +164,9 @@ describe('Discord account linking', () => {
     const bob = await widget('bob');
     expect(bob.status, bob.text).toBe(200);
     expect(bob.body).toMatchObject({ available: true, linked: false, username: null });
-    expect(new URL(bob.body.url).searchParams.get('client_id')).toBe(CLIENT.id);
+    expect(new URL(bob.body.url).pathname).toBe('/api/community/auth/start');
+    const started = await postLinkStart(server, bob.body.url);
+    expect(started.link!.discordUrl.searchParams.get('client_id')).toBe(CLIENT.id);
     expect((await widget('ann')).body).toEqual({ available: true, linked: true, username: 'ann_d', url: null });
     const other = server.addProject('No community');
     const stranger = await request(server.url, 'GET', '/api/widget/community', {

@@ -88,6 +88,7 @@ describe('JobRunner with a pacer', () => {
         if (waiter && finish.length >= waiter.count) waiter.resolve();
       }),
       record: () => undefined,
+      fail: () => undefined,
       nextDueAt: () => null,
       takeOverLeases: () => undefined,
     };

@@ -106,25 +106,32 @@ describe('the Discord section (issue 27)', () => {
     await expect(dialog().textContent()).resolves.not.toContain('Discord');
   });
 
-  it('links the member: the button opens the authorize URL in a new tab, and back in the shop the section says as whom', async () => {
+  it('links the member: the button starts linking in a new tab, on to Discord, and back in the shop the section says as whom', async () => {
     await configureCommunity(server, { oauthClientId: CLIENT.id, oauthClientSecret: CLIENT.secret });
     await openWidget('ada');
     await discordTile().click();
     await dialog().getByRole('heading', { name: 'Discord' }).waitFor();
     await dialog().getByText('Earn points for your activity in our Discord.').waitFor();
-    const link = dialog().getByRole('link', { name: 'Link your Discord' });
-    const href = new URL((await link.getAttribute('href'))!);
-    expect(href.origin + href.pathname).toBe(consentUrl);
-    expect(Object.fromEntries(href.searchParams)).toMatchObject({
-      response_type: 'code', client_id: CLIENT.id, scope: 'identify', redirect_uri: `${server.url}/api/community/auth/callback`,
-    });
-    await expect(link.getAttribute('target')).resolves.toBe('_blank');
-    await expect(link.getAttribute('rel')).resolves.toBe('noopener');
+    // A form posted to the server's start (which names the shop's page as its Origin), in a new tab.
+    const link = dialog().getByRole('button', { name: 'Link your Discord' });
+    const form = dialog().locator('form');
+    const action = new URL((await form.getAttribute('action'))!);
+    expect(action.origin + action.pathname).toBe(`${server.url}/api/community/auth/start`);
+    await expect(form.getAttribute('method')).resolves.toBe('post');
+    await expect(form.getAttribute('target')).resolves.toBe('_blank');
+    await expect(form.getAttribute('rel')).resolves.toBe('noopener');
     expect(await axeViolations()).toEqual([]);
 
-    // The new tab goes through Discord's consent and lands on the server's "linked" page.
+    // The new tab goes through Discord's consent (with the client and the callback) and lands on the server's "linked" page.
+    const consented: URL[] = [];
+    page.context().on('request', (request) => {
+      if (request.url().startsWith(consentUrl)) consented.push(new URL(request.url()));
+    });
     const [tab] = await Promise.all([page.waitForEvent('popup'), link.click()]);
     await tab.waitForURL(`${server.url}/api/community/auth/linked`);
+    expect(consented.map((url) => Object.fromEntries(url.searchParams))).toEqual([expect.objectContaining({
+      response_type: 'code', client_id: CLIENT.id, scope: 'identify', redirect_uri: `${server.url}/api/community/auth/callback`,
+    })]);
     await expect(tab.textContent('body')).resolves.toContain('Discord account is linked');
     // No window.opener for Discord's page: rel=noopener.
     await expect(tab.evaluate(() => window.opener)).resolves.toBeNull();
@@ -134,7 +141,7 @@ describe('the Discord section (issue 27)', () => {
     // The shop's tab gets focus back (as it does when the member returns to it) and reloads the section.
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     await dialog().getByRole('status').filter({ hasText: 'Linked as ada_d' }).waitFor();
-    await expect(dialog().getByRole('link', { name: 'Link your Discord' }).count()).resolves.toBe(0);
+    await expect(dialog().getByRole('button', { name: 'Link your Discord' }).count()).resolves.toBe(0);
     expect(await axeViolations()).toEqual([]);
     expect((await server.api.get('/api/v1/members/ada')).body.points).toBe(100);
   });
@@ -147,7 +154,7 @@ describe('the Discord section (issue 27)', () => {
     try {
       await openWidget('bo');
       await discordTile().click();
-      const link = dialog().getByRole('link', { name: 'Link your Discord' });
+      const link = dialog().getByRole('button', { name: 'Link your Discord' });
       await link.waitFor();
       const box = (await link.boundingBox())!;
       expect(box.x >= 0 && box.x + box.width <= 320).toBe(true);

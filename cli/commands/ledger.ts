@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { atomically } from '../../src/db/transaction.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
+import { couponHealth } from '../../src/domain/commerce/coupons.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
 import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
@@ -86,7 +87,8 @@ export const doctorCommand = new Command('doctor')
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
-    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
+    const coupons = couponHealth(db);
+    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
@@ -95,6 +97,7 @@ export const doctorCommand = new Command('doctor')
           + `${w.failingSince ? `, nothing delivered since ${w.failingSince}` : ''}`);
       }
       console.log(`  ${webhooks.retention}`);
+      console.log(`Store coupons: ${coupons.pending} waiting for their store, ${coupons.failed} failed for good (their points returned; the server log names each claim)`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(`Master key: fingerprint ${masterKey} (matches; keep a copy of the key off this machine)`);
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);

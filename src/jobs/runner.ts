@@ -30,6 +30,12 @@ export interface JobQueue<J extends Job, O> {
   perform(job: J): Promise<O>;
   /** Records the outcome; the runner runs it through the write runner. */
   record(job: J, outcome: O, now: Date): void;
+  /**
+   * `perform` threw or `record` did: counts the attempt as failed (never throwing), so that every
+   * job kind ends after its bounded number of attempts whatever goes wrong, instead of falling due
+   * again at each lease's end for ever.
+   */
+  fail(job: J, error: string, now: Date): void;
   /** When the next job falls due (ISO 8601), or null when none is waiting. */
   nextDueAt(): string | null;
   /** Releases leases left by a process that died, so their jobs run now. */
@@ -177,12 +183,20 @@ export class JobRunner<J extends Job, O = unknown> {
   #run(job: J): void {
     this.#inFlight.set(job.key, (this.#inFlight.get(job.key) ?? 0) + 1);
     const { write, clock, log } = this.#options;
-    // Whatever fails here, the job stays leased and runs again when the lease expires: at least once.
+    // A job that throws, or whose outcome cannot be recorded, is recorded as a failed attempt; if
+    // even that fails, it stays leased and runs again when the lease expires: at least once.
+    const failed = (what: string) => (error: unknown) => {
+      log.error(`job runner: ${what}`, error);
+      return write(() => this.#queue.fail(job, `internal_error (${what}; see the server log)`, clock()))
+        .catch((again: unknown) => log.error('job runner: a failed job could not be recorded either', again));
+    };
     const running = this.#running.add(this.#queue.perform(job).then((outcome) => {
       const recording = this.#recording.add(write(() => this.#queue.record(job, outcome, clock()))
-        .catch((error: unknown) => log.error('job runner: a job failed to record its outcome', error))
+        .catch(failed('a job failed to record its outcome'))
         .finally(() => this.#recording.remove(recording)));
-    }, (error: unknown) => log.error('job runner: a job failed', error)).finally(() => {
+    }, (error: unknown) => {
+      const recording = this.#recording.add(failed('a job failed')(error).finally(() => this.#recording.remove(recording)));
+    }).finally(() => {
       this.#pacer?.finished();
       const left = this.#inFlight.get(job.key)! - 1;
       if (left === 0) this.#inFlight.delete(job.key);

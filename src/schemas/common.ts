@@ -1,13 +1,11 @@
 import * as v from 'valibot';
 import { isPlainObject } from '../shared/objects.ts';
-import { identifier, text } from '../shared/value-schemas.ts';
+import { identifier } from '../shared/value-schemas.ts';
 
 // The value rules live in src/shared so the catalog's item schemas (domain) use the same ones.
-export { calendarDate, httpUrl, identifier, text, timestamp } from '../shared/value-schemas.ts';
+export { calendarDate, email, httpUrl, identifier, text, timestamp } from '../shared/value-schemas.ts';
 
 export const externalId = identifier(255);
-
-export const email = v.pipe(text(254), v.email('must be a valid email address'));
 
 export { isPlainObject };
 

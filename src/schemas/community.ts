@@ -79,6 +79,9 @@ export const communityLogsQuery = v.object({
   offset: v.optional(queryInt(0, Number.MAX_SAFE_INTEGER), '0'),
 });
 
+/** POST /api/community/auth/start: the sealed state of the link GET /api/community/auth (or the widget) made. */
+export const communityAuthStartQuery = v.strictObject({ state: v.pipe(v.string(), v.maxLength(4096)) });
+
 export const communityAuthCallbackQuery = v.object({
   state: v.optional(v.pipe(v.string(), v.maxLength(4096))),
   code: v.optional(v.pipe(v.string(), v.maxLength(2048))),

@@ -1,4 +1,5 @@
 import type pino from 'pino';
+import { terminalLines } from './terminal-text.ts';
 
 export type LogLevel = 'silent' | 'error' | 'info';
 /** `text`: one readable line per message (the default); `json`: one JSON object per line, for a log collector. */
@@ -35,9 +36,13 @@ export interface LoggerOptions {
 const textRequest = (line: RequestLine) => `${line.method} ${line.route ?? '(no route)'} ${line.status} ${line.durationMs}ms`
   + ` project=${line.projectId ?? '-'} request=${line.requestId}`;
 
-/** Text lines on stderr, as before the JSON format existed. */
+/**
+ * Text lines on stderr, as before the JSON format existed. Control characters a message carries are
+ * escaped (terminal-text.ts); request lines hold only fields of our own making, and skip that.
+ */
 function textLogger(at: (wanted: LogLevel) => boolean, requests: boolean): Logger {
-  const write = (text: string) => process.stderr.write(`${new Date().toISOString()} ${text}\n`);
+  const line = (text: string) => process.stderr.write(`${new Date().toISOString()} ${text}\n`);
+  const write = (text: string) => line(terminalLines(text));
   return {
     info(message) {
       if (at('info')) write(message);
@@ -50,7 +55,7 @@ function textLogger(at: (wanted: LogLevel) => boolean, requests: boolean): Logge
       const detail = error instanceof Error ? `\n${error.stack ?? error.message}` : error === undefined ? '' : ` ${String(error)}`;
       write(`ERROR ${message}${detail}`);
     },
-    ...(requests && at('info') ? { request: (line: RequestLine) => write(textRequest(line)) } : {}),
+    ...(requests && at('info') ? { request: (request: RequestLine) => line(textRequest(request)) } : {}),
   };
 }
 

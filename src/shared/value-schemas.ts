@@ -56,6 +56,9 @@ export const identifier = (max: number) => v.pipe(
   v.check((value) => characterCount(value) <= max, `must be at most ${max} characters`),
 );
 
+/** A member's email, whoever sends it: the API, the widget's signed profile, a store. */
+export const email = v.pipe(text(254), v.email('must be a valid email address'));
+
 export const httpUrl = v.pipe(
   text(2048),
   v.url('must be a valid URL'),

@@ -171,6 +171,23 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
 }
 
 /**
+ * An attempt that failed on our side (sending threw, or its outcome could not be recorded): it
+ * counts towards the delivery's attempts, on the same schedule, but not against its endpoint,
+ * which did nothing wrong.
+ */
+export function recordAttemptError(db: Db, deliveryId: number, error: string, now: Date): { dead: boolean } {
+  return atomically(db, () => {
+    const attempts = stmt<number>(db, "SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").pluck().get(deliveryId);
+    if (attempts === undefined) return { dead: false };
+    const dead = attempts + 1 >= MAX_ATTEMPTS;
+    const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts]!);
+    stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = NULL, last_error = ? WHERE id = ?`)
+      .run(dead ? 'dead' : 'pending', attempts + 1, runAt.toISOString(), error, deliveryId);
+    return { dead };
+  });
+}
+
+/**
  * When the next delivery of an active webhook falls due (a lease's expiry counts), or null. One
  * probe of the per-webhook index per active webhook: a disabled endpoint's backlog is never walked.
  */

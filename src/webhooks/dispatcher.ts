@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import type { Db } from '../db/connection.ts';
 import type { Clock } from '../shared/clock.ts';
 import {
-  activeWebhooks, claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, dueCount, nextDueAt, recordDelivered, recordFailed,
+  activeWebhooks, claimEndpointDeliveries, DEFAULT_DISABLE_AFTER_MS, DEFAULT_DISABLE_POLICY, dueCount, nextDueAt, recordAttemptError, recordDelivered, recordFailed,
   takeOverLeases, type ClaimedDelivery, type DisablePolicy,
 } from './deliveries.ts';
 import type { WriteRunner } from '../domain/ledger/expiry.ts';
@@ -247,6 +247,9 @@ export function createDeliveryRunner(deps: DeliveryRunnerDeps, options: Delivery
       deps.onOutcome?.(effect.dead ? 'dead' : 'failed');
       if (effect.startedFailing) log.warn(`webhook ${job.webhookId}: failing (${outcome.error}); it is disabled if nothing succeeds for ${formatDuration(policy.disableAfterMs)}`);
       if (effect.disabled) log.warn(`webhook ${job.webhookId}: disabled, ${effect.disabled}; new events are not queued for it until it is re-enabled (punchcard webhooks enable ${job.webhookId})`);
+    },
+    fail(job, error, now) {
+      deps.onOutcome?.(recordAttemptError(db, job.id, error, now).dead ? 'dead' : 'failed');
     },
     nextDueAt: () => nextDueAt(db),
     takeOverLeases: (now) => takeOverLeases(db, now),

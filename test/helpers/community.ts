@@ -34,3 +34,27 @@ export function linkDirectly(server: TestServer, projectId: string, userId: stri
   server.ctx.db.prepare(`INSERT INTO community_links (project_id, guild_id, community_user_id, username, member_id, created_at)
     VALUES (?, ?, ?, ?, ?, ?)`).run(projectId, guildId, userId, null, member.id, server.clock.now().toISOString());
 }
+
+/** A shop page on loopback: the origin the widget's "Link your Discord" form posts from (loopback is always allowed). */
+export const SHOP_ORIGIN = 'http://localhost:8080';
+
+/** A link started as a browser does: the start URL posted from the shop's page, then the cookie it set and where it sent the browser. */
+export interface StartedLink {
+  /** Discord's consent page, with the sealed state. */
+  discordUrl: URL;
+  state: string;
+  /** The `name=value` of the cookie the start set, to send back with the callback. */
+  cookie: string;
+}
+
+/** Posts a start URL (from GET /api/community/auth or the widget) as the widget's form does, from `origin`. */
+export async function postLinkStart(server: TestServer, startUrl: string, origin: string | null = SHOP_ORIGIN): Promise<ApiResponse & { link: StartedLink | null }> {
+  const url = new URL(startUrl);
+  const res = await request(server.url, 'POST', url.pathname + url.search, {
+    raw: '', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(origin === null ? {} : { origin }) },
+  });
+  if (res.status !== 303) return { ...res, link: null };
+  const discordUrl = new URL(String(res.headers.location));
+  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return { ...res, link: { discordUrl, state: discordUrl.searchParams.get('state')!, cookie: setCookie[0]!.split(';')[0]! } };
+}

@@ -55,6 +55,8 @@ export class FakeWooCommerce {
   down = false;
   /** When set, every REST call is answered 301 to this address (a site that moved to https or www). */
   redirectTo: string | null = null;
+  /** When set, a new coupon is answered with this code instead of the one asked for (a store plugin that picks codes). */
+  answerCode: string | null = null;
   /** The bench's slow store: every REST answer waits this long (tests leave it at 0). */
   latencyMs = 0;
   #nextId = 100;
@@ -152,7 +154,7 @@ export class FakeWooCommerce {
           usage_limit_per_user: call.body.usage_limit_per_user ?? null, email_restrictions: call.body.email_restrictions ?? [], description: call.body.description ?? '',
         };
         this.coupons.set(coupon.id, coupon);
-        return send(201, coupon);
+        return send(201, this.answerCode === null ? coupon : { ...coupon, code: this.answerCode });
       }
       default: return error(404, 'rest_no_route', 'No route was found matching the URL and request method.');
     }
@@ -218,6 +220,17 @@ export class FakeWooCommerce {
 
 export async function startFakeWooCommerce(): Promise<FakeWooCommerce> {
   return new FakeWooCommerce().start();
+}
+
+/** A fake store connected to the server's default project (POST /api/commerce/connect); resolves with the store and its id. */
+export async function connectFakeStore(server: { api: { post: (path: string, body: unknown) => Promise<{ status: number; text: string; body: any }> } }):
+  Promise<{ store: FakeWooCommerce; storeId: string }> {
+  const store = await startFakeWooCommerce();
+  const connected = await server.api.post('/api/commerce/connect', {
+    siteUrl: store.url, consumerKey: store.consumerKey, consumerSecret: store.consumerSecret, organizationId: 'org_1',
+  });
+  if (connected.status !== 201) throw new Error(`connecting the fake store failed: ${connected.text}`);
+  return { store, storeId: connected.body.id };
 }
 
 export interface OrderLine {

@@ -49,6 +49,7 @@ const RAISED_LIMITS: ServeOptions['guard'] = {
 
 export async function startTestServer(options: {
   clock?: TestClock; webhooks?: ServeOptions['webhooks']; guard?: ServeOptions['guard']; connections?: ServeOptions['connections']; demo?: boolean;
+  publicUrl?: string;
 } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
   const dbPath = join(dir, 'punchcard.db');
@@ -67,6 +68,7 @@ export async function startTestServer(options: {
     commerce: { allowInsecure: true }, // the fake WooCommerce store listens on 127.0.0.1 over plain http
     guard: options.guard ?? RAISED_LIMITS,
     connections: options.connections,
+    publicUrl: options.publicUrl,
   });
   const bootstrap = server.bootstrap!;
   const testProject = (created: CreatedProject): TestProject => ({

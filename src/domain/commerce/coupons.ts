@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
@@ -5,18 +6,27 @@ import { addMs } from '../../shared/clock.ts';
 import { conflict, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { readableCode } from '../../shared/codes.ts';
-import type { MemberRow } from '../members/members.ts';
+import { identifier } from '../../shared/value-schemas.ts';
+import { postToLedger } from '../ledger/ledger.ts';
+import { memberById, type MemberRow } from '../members/members.ts';
 import { liveStore, requireStore, storeById, type StoreRow } from './stores.ts';
 
 // The coupon job table's operations (as the webhook deliveries'): enqueue, lease, record created
 // or failed, take over leases. A coupon is created in the store after the claim commits; while the
-// store is down the job is retried with back-off, and the claim shows its code once it exists.
+// store is down the job is retried with back-off, and the claim shows its code once it exists. A
+// job that cannot succeed (the attempts are spent, the store was disconnected) ends FAILED, and a
+// COUPON reward's claim then gets its points back.
 
 export type DiscountType = 'PERCENTAGE' | 'FIXED_CART' | 'FIXED_PRODUCT';
 export type CouponStatus = 'PENDING' | 'CREATED' | 'FAILED';
 
-/** Waits after failed attempts 1, 2, 3…; the last repeats: a store down for days still gets its coupons. */
+/** Waits after failed attempts 1, 2, 3…; the last repeats until the attempts are spent. */
 export const COUPON_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000, 6 * 60 * 60_000] as const;
+/** Attempts per coupon: the schedule above reaches the 16th about 2.8 days after the claim, so a store down over a weekend still gets its coupons. */
+export const COUPON_MAX_ATTEMPTS = 16;
+
+/** A code the store answers must be one a member can read and type: printable, one line, at most 100 characters. */
+const storeCode = identifier(100);
 
 interface CouponRow {
   id: number;
@@ -101,16 +111,21 @@ export function prepareCoupon(db: Db, projectId: string, input: { storeId: strin
   now: Date): CouponView {
   return atomically(db, () => {
     const store = requireStore(db, projectId, input.storeId);
-    const claim = stmt<{ id: number; coupon_code: string | null; email: string | null }>(db, `SELECT c.id, c.coupon_code, m.email FROM reward_claims c
-      JOIN members m ON m.id = c.member_id WHERE c.public_id = ? AND c.project_id = ?`).get(input.rewardClaimId, projectId);
+    const claim = stmt<{ id: number; coupon_code: string | null; email: string | null; reward_type: string }>(db, `SELECT c.id, c.coupon_code, m.email,
+      r.type AS reward_type FROM reward_claims c JOIN members m ON m.id = c.member_id JOIN rewards r ON r.id = c.reward_id
+      WHERE c.public_id = ? AND c.project_id = ?`).get(input.rewardClaimId, projectId);
     if (!claim) throw notFound(`No reward claim with id "${input.rewardClaimId}" in this project`);
     const cents = Math.round(input.discountValue * 100);
     const existing = stmt<CouponRow>(db, `${COUPON_SELECT} WHERE c.claim_id = ?`).get(claim.id);
     if (existing?.status === 'CREATED') throw conflict(`The claim "${input.rewardClaimId}" already has the store coupon "${existing.claim_code}".`);
+    if (existing?.status === 'FAILED' && claim.reward_type === 'COUPON') {
+      throw conflict(`The claim "${input.rewardClaimId}" ended without its coupon and its points were returned; the member can claim the reward again.`);
+    }
     if (!existing && claim.coupon_code !== null) throw conflict(`The claim "${input.rewardClaimId}" already has the coupon code "${claim.coupon_code}".`);
     const at = now.toISOString();
     if (existing) {
-      stmt(db, `UPDATE commerce_coupons SET store_id = ?, discount_type = ?, discount_cents = ?, status = 'PENDING', run_at = ?, updated_at = ? WHERE id = ?`)
+      stmt(db, `UPDATE commerce_coupons SET store_id = ?, discount_type = ?, discount_cents = ?, status = 'PENDING', attempts = 0, last_error = NULL, run_at = ?,
+        updated_at = ? WHERE id = ?`)
         .run(store.id, input.discountType, cents, at, at, existing.id);
     } else {
       stmt(db, `INSERT INTO commerce_coupons (public_id, project_id, store_id, claim_id, code, discount_type, discount_cents, email, status, run_at,
@@ -146,28 +161,74 @@ export function claimDueCoupons(db: Db, now: Date, leaseUntil: Date, limit: numb
   });
 }
 
-/** The coupon exists in the store: its code goes on the claim, where the member sees it. */
-export function recordCouponCreated(db: Db, jobId: number, created: { id: number; code: string }, now: Date): void {
-  atomically(db, () => {
+/** What recording an attempt did: the job's state after it, for the runner's log. */
+export type CouponRecord = { status: 'CREATED' | 'PENDING'; attempts: number } | { status: 'FAILED'; attempts: number; pointsReturned: number };
+
+/**
+ * The store made a coupon: its code goes on the claim, where the member sees it. A code that is
+ * not printable, or that another claim of the project already holds (a store must never hand one
+ * member's code to another), is not used: the attempt failed, and the next one asks for a new code.
+ */
+export function recordCouponCreated(db: Db, jobId: number, created: { id: number; code: string }, now: Date): CouponRecord | null {
+  return atomically(db, () => {
     const row = stmt<CouponRow>(db, `${COUPON_SELECT} WHERE c.id = ?`).get(jobId);
-    if (row?.status !== 'PENDING') return;
+    if (row?.status !== 'PENDING') return null;
+    if (!v.is(storeCode, created.code)) {
+      return recordCouponFailed(db, jobId, `the store answered coupon ${created.id} with a code that is not printable text; a new code is asked for`, now, { newCode: true });
+    }
+    const holder = stmt<string>(db, 'SELECT public_id FROM reward_claims WHERE project_id = ? AND coupon_code = ? AND id <> ?').pluck()
+      .get(row.project_id, created.code, row.claim_id);
+    if (holder !== undefined) {
+      return recordCouponFailed(db, jobId, `the store answered coupon ${created.id} with the code of claim ${holder}; a new code is asked for`, now, { newCode: true });
+    }
     const at = now.toISOString();
     stmt(db, "UPDATE commerce_coupons SET status = 'CREATED', store_coupon_id = ?, attempts = attempts + 1, last_error = NULL, updated_at = ? WHERE id = ?")
       .run(created.id, at, jobId);
     stmt(db, 'UPDATE reward_claims SET coupon_code = ?, updated_at = ? WHERE id = ?').run(created.code, at, row.claim_id);
+    return { status: 'CREATED', attempts: row.attempts + 1 };
   });
 }
 
-/** An attempt failed: due again after the next back-off; a store disconnected meanwhile ends the job (FAILED). */
-export function recordCouponFailed(db: Db, jobId: number, error: string, now: Date): void {
-  atomically(db, () => {
+/**
+ * An attempt failed: due again after the next back-off (with a new code when the store's answer
+ * could not be used). The last attempt, or a store disconnected meanwhile, ends the job: FAILED,
+ * and the points the member spent on a COUPON reward come back to them.
+ */
+export function recordCouponFailed(db: Db, jobId: number, error: string, now: Date, options: { newCode?: boolean } = {}): CouponRecord | null {
+  return atomically(db, () => {
     const row = stmt<CouponRow>(db, `${COUPON_SELECT} WHERE c.id = ?`).get(jobId);
-    if (row?.status !== 'PENDING') return;
+    if (row?.status !== 'PENDING') return null;
+    const attempts = row.attempts + 1;
     const live = storeById(db, row.store_id)?.deleted_at === null;
-    const delay = COUPON_RETRY_DELAYS_MS[Math.min(row.attempts, COUPON_RETRY_DELAYS_MS.length - 1)]!;
-    stmt(db, 'UPDATE commerce_coupons SET status = ?, attempts = attempts + 1, last_error = ?, run_at = ?, updated_at = ? WHERE id = ?')
-      .run(live ? 'PENDING' : 'FAILED', error.slice(0, 500), addMs(now, delay).toISOString(), now.toISOString(), jobId);
+    const ends = !live || attempts >= COUPON_MAX_ATTEMPTS;
+    const delay = COUPON_RETRY_DELAYS_MS[Math.min(attempts - 1, COUPON_RETRY_DELAYS_MS.length - 1)]!;
+    stmt(db, 'UPDATE commerce_coupons SET status = ?, attempts = ?, last_error = ?, run_at = ?, code = ?, updated_at = ? WHERE id = ?')
+      .run(ends ? 'FAILED' : 'PENDING', attempts, error.slice(0, 500), addMs(now, ends ? 0 : delay).toISOString(),
+        options.newCode ? newCouponCode() : row.code, now.toISOString(), jobId);
+    return ends ? { status: 'FAILED', attempts, pointsReturned: returnClaimPoints(db, row, now) } : { status: 'PENDING', attempts };
   });
+}
+
+/** A COUPON reward's claim whose coupon was never made: the points spent on it back to the member, and its stock back. Returns the points. */
+function returnClaimPoints(db: Db, row: CouponRow, now: Date): number {
+  const claim = stmt<{ member_id: number; points_spent: number; reward_id: string; name: string; type: string }>(db, `SELECT c.member_id, c.points_spent,
+    c.reward_id, r.name, r.type FROM reward_claims c JOIN rewards r ON r.id = c.reward_id WHERE c.id = ?`).get(row.claim_id)!;
+  // Another kind of claim (POST /api/commerce/coupons for a custom reward) was given what it was claimed for.
+  if (claim.type !== 'COUPON') return 0;
+  stmt(db, 'UPDATE rewards SET stock = stock + 1, updated_at = ? WHERE id = ? AND stock IS NOT NULL').run(now.toISOString(), claim.reward_id);
+  const member = memberById(db, claim.member_id);
+  if (claim.points_spent === 0 || member.erased_at !== null) return 0;
+  postToLedger(db, member, {
+    amount: claim.points_spent, type: 'REFUNDED', source: 'reward', actor: 'system', description: `Points returned: the store could not create the coupon of ${claim.name}`,
+    referenceId: claim.reward_id, metadata: { rewardId: claim.reward_id, claimId: row.claim_public_id },
+  }, now);
+  return claim.points_spent;
+}
+
+/** The coupon jobs as doctor reports them: waiting for their store, and failed for good. */
+export function couponHealth(db: Db): { pending: number; failed: number } {
+  const counts = stmt<{ status: CouponStatus; n: number }>(db, "SELECT status, count(*) AS n FROM commerce_coupons WHERE status <> 'CREATED' GROUP BY status").all();
+  return { pending: counts.find((c) => c.status === 'PENDING')?.n ?? 0, failed: counts.find((c) => c.status === 'FAILED')?.n ?? 0 };
 }
 
 export const nextCouponDueAt = (db: Db): string | null =>

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
@@ -5,16 +6,26 @@ import { findMember, memberById, updateMember, upsertMember, type MemberProfile,
 import type { CustomerPayload } from './payloads.ts';
 import type { StoreSettings } from './store-settings.ts';
 import type { StoreRow } from './stores.ts';
+import { email as memberEmail, text } from '../../shared/value-schemas.ts';
 
-/** A plausible email, or null: WooCommerce allows empty ones and Punchcard's members keep only real addresses. */
+/**
+ * An email a member may hold (the API's rule: no control characters, a valid address), or null:
+ * WooCommerce allows empty and odd ones, and a store's text is checked like a client's.
+ */
 export function cleanEmail(email: string | null | undefined): string | null {
   const trimmed = email?.trim().toLowerCase() ?? '';
-  return trimmed.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed) ? trimmed : null;
+  return v.is(memberEmail, trimmed) ? trimmed : null;
 }
 
+const memberName = text(200);
+/** Control and bidirectional characters a store let through: dropped, as a name is text people read. */
+const UNREADABLE = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069]/gu;
+
+/** The customer's name as the API would take it (readable text, NFC, at most 200 characters), or null. */
 const fullName = (first: string | null | undefined, last: string | null | undefined) => {
-  const name = `${first ?? ''} ${last ?? ''}`.replace(/\p{Cc}/gu, '').trim().slice(0, 200);
-  return name === '' ? null : name;
+  const name = [...`${first ?? ''} ${last ?? ''}`.replace(UNREADABLE, '').normalize('NFC').trim()].slice(0, 200).join('').trim();
+  const parsed = v.safeParse(memberName, name);
+  return name === '' || !parsed.success ? null : parsed.output;
 };
 
 export interface Shopper {

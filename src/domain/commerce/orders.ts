@@ -66,7 +66,7 @@ interface Step {
 const label = (order: OrderPayload) => `order #${order.number === '' ? order.id : order.number}`;
 const orderRef = (order: OrderPayload) => `wc_order_${order.id}`;
 
-/** Takes up to `points` back from the member, never below zero: what the balance cannot cover is the order's shortfall. */
+/** Takes up to `points` back from the member, never below zero: what the balance cannot cover stays in net_points, owed (the shortfall). */
 function takeBack({ db, store, order, row, now }: Step, points: number, type: TransactionType, description: string, metadata: Record<string, unknown>): void {
   if (points <= 0) return;
   const member = memberById(db, row.member_id!);
@@ -78,7 +78,6 @@ function takeBack({ db, store, order, row, now }: Step, points: number, type: Tr
     }, now);
   }
   row.net_points -= taken;
-  row.shortfall += points - taken;
 }
 
 /** First award (through earn(): the project's multiplier events for `order` apply), or the same points again after a cancellation. */
@@ -97,15 +96,20 @@ function award(step: Step, settings: StoreSettings, refundedCents: number): void
     if (getSettings(db, store.project_id).referral.conversion === 'FIRST_ORDER') convertReferral(db, memberById(db, member.id), now);
   } else {
     // Reinstating what the order earned, less its refunds: not a new earning, so no multiplier applies again.
+    // The member still holds what the cancellation could not take back (the points were spent):
+    // only the rest is paid, else a cancel and complete again would pay in full on every cycle.
     const refunded = refundedPoints(row.full_points, refundedCents, order.total, settings.rounding);
     const points = row.full_points - refunded;
-    if (points > 0) {
+    const held = Math.max(row.net_points, 0);
+    const pay = points - held;
+    if (pay > 0) {
       postToLedger(db, member, {
-        amount: points, type: 'EARNED', source: 'order', actor: `store:${store.id}`, description: `Points for ${label(order)} (${order.status} again)`,
-        referenceId: orderRef(order), metadata,
+        amount: pay, type: 'EARNED', source: 'order', actor: `store:${store.id}`,
+        description: `Points for ${label(order)} (${order.status} again${held > 0 ? `, less the ${held} its cancellation could not take back` : ''})`,
+        referenceId: orderRef(order), metadata: held > 0 ? { ...metadata, shortfallSettled: held } : metadata,
       }, now);
+      row.net_points += pay;
     }
-    row.net_points += points;
     row.refunded_points = refunded;
   }
   row.awarded = 1;
@@ -125,7 +129,7 @@ function recordRefunds({ db, order, row, now }: Step): number {
  * state arriving late is ignored. The order earns once when it reaches the store's
  * pointsOnStatus; each refund takes back its share once; cancelled, refunded or failed takes back
  * everything it holds (never below zero: the rest is the shortfall); completed again after that
- * earns again, once.
+ * earns again, once, less the shortfall still outstanding.
  */
 export function applyOrder(db: Db, store: StoreRow, settings: StoreSettings, order: OrderPayload, now: Date): OrderOutcome {
   return atomically(db, () => {
@@ -157,6 +161,8 @@ export function applyOrder(db: Db, store: StoreRow, settings: StoreSettings, ord
         row.refunded_points = Math.max(refunded, row.refunded_points);
       }
     }
+    // What the member holds from the order beyond what it is worth now: taken back when it can be, else owed.
+    row.shortfall = Math.max(row.net_points - (row.awarded === 1 ? row.full_points! - row.refunded_points : 0), 0);
     stmt(db, `UPDATE commerce_orders SET status = ?, version = ?, full_points = ?, awarded = ?, net_points = ?, refunded_points = ?, shortfall = ?,
       updated_at = ? WHERE id = ?`).run(order.status, version === '' ? row.version : version, row.full_points, row.awarded, row.net_points,
       row.refunded_points, row.shortfall, at, row.id);

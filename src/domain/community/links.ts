@@ -6,6 +6,18 @@ import { findMember } from '../members/members.ts';
 import { communitySettings } from './settings.ts';
 import { linkedMemberId, receiveCommunityEvent, type CommunityAnswer } from './events.ts';
 
+/**
+ * Spends a linking state: each one completes one link at most (a state seen or copied from the
+ * address bar cannot link again). Forgets the states that have expired on the way.
+ */
+export function spendLinkState(db: Db, nonce: string, expiresAtMs: number, now: Date): void {
+  atomically(db, () => {
+    stmt(db, 'DELETE FROM community_link_nonces WHERE expires_at < ?').run(now.getTime());
+    const spent = stmt(db, 'INSERT INTO community_link_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING').run(nonce, expiresAtMs).changes;
+    if (spent === 0) throw badRequest('This link was already used: start linking again from the widget.');
+  });
+}
+
 /** The community account a member linked, for the widget. */
 export function memberLink(db: Db, projectId: string, memberId: number): { communityUserId: string; username: string | null } | null {
   const settings = communitySettings(db, projectId);

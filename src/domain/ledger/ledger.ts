@@ -3,12 +3,13 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { evaluateBadgeCriteria } from '../badges/member-badges.ts';
 import { addMs, DAY_MS } from '../../shared/clock.ts';
-import { badRequest, insufficientPoints } from '../../shared/errors.ts';
+import { AppError, badRequest, insufficientPoints } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { projectContext } from '../project/project-context.ts';
 import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
+import { MAX_POSTING } from '../../shared/value-schemas.ts';
 
 export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
 export type TransactionSource =
@@ -81,6 +82,7 @@ export interface Posting {
  * zero. `member` must have been read in the same transaction.
  */
 export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: Date): { transaction: Transaction; member: Member } {
+  if (posting.amount > MAX_POSTING) throw awardTooLarge(posting);
   return atomically(db, () => {
     const expired = posting.amount < 0 && posting.type !== 'EXPIRED' ? expireDuePoints(db, member.id, now) : 0;
     const current = expired > 0 ? memberById(db, member.id) : member;
@@ -124,6 +126,20 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
     }
     return { transaction: toTransaction(row), member: memberView(db, updated) };
   });
+}
+
+/**
+ * The cap on one award, whatever computed it: multiplier events, bonus roles, a store's points per
+ * dollar and product multipliers are all applied before an amount reaches the ledger, so checking
+ * here holds on every path. Refused rather than cut to the cap: nothing a loyalty programme pays
+ * legitimately comes near it, so an award past it is a misconfiguration or an attack, and paying
+ * the cap would still mint a fortune. The caller's transaction rolls back: nothing is written.
+ */
+function awardTooLarge(posting: Posting): AppError {
+  const base = posting.metadata?.basePoints;
+  const how = typeof base === 'number' ? ` (${base} points × ${String(posting.metadata?.multiplier)})` : '';
+  return new AppError(400, 'award_too_large', `This award of ${posting.amount} points${how} is more than the ${MAX_POSTING.toLocaleString('en-US')} `
+    + 'one transaction may hold; nothing was paid or recorded. Lower the points or the multiplier that produced it.');
 }
 
 /** points.awarded or points.deducted, whatever the source: every balance change passes here. */

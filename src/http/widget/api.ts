@@ -68,6 +68,10 @@ const isSameHost = (origin: string, event: H3Event) => {
   }
 };
 
+/** Whether a page of this origin may act for the project's members: its allowed origins, loopback, or this server's own pages. */
+export const pageOriginAllowed = (event: H3Event, origin: string, allowedOrigins: string[]) =>
+  isSameHost(origin, event) || originAllowed(origin, allowedOrigins);
+
 /**
  * The CORS headers for a request of this project. Requests without Origin (servers, same-origin
  * GETs) need none. A browser request from an origin the project does not allow is refused
@@ -78,7 +82,7 @@ function corsHeaders(event: H3Event, projectId: string, allowedOrigins: string[]
   if (origin === null) return {};
   if (allowedOrigins.includes('*')) return { 'access-control-allow-origin': '*', ...EXPOSED };
   const headers = { 'access-control-allow-origin': origin, vary: 'Origin', ...EXPOSED };
-  if (isSameHost(origin, event) || originAllowed(origin, allowedOrigins)) return headers;
+  if (pageOriginAllowed(event, origin, allowedOrigins)) return headers;
   const refusal = originNotAllowed(origin, projectId);
   throw new AppError(refusal.status, refusal.error, refusal.message, headers);
 }

@@ -3,6 +3,7 @@ import {
   credentialsOf, disconnectStore, normalizeSiteUrl, planConnection, requireLiveStore, saveConnection, type RegisteredWebhook, type StoreCredentials,
   type StoreView,
 } from '../../domain/commerce/stores.ts';
+import { AppError } from '../../shared/errors.ts';
 import { randomBase62 } from '../../shared/ids.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
@@ -41,6 +42,25 @@ async function removeWebhooks(deps: CommerceDeps, creds: StoreCredentials, webho
 }
 
 /**
+ * Every way connecting can fail at the store answers the same. The store may be on the server's own
+ * network, so telling a refused connection from a timeout, a redirect or an answer would map that
+ * network (hosts, open ports) for whoever holds a project's key; the server's log says what failed.
+ */
+export const connectionFailed = (siteUrl: string) => new AppError(400, 'store_connection_failed',
+  `The store ${siteUrl} could not be connected: check that the address is the one the site answers at (https, with or without www), `
+  + 'that WooCommerce is active with pretty permalinks, and that the key has Read/Write permissions. The server\'s log says what failed.');
+
+/** Runs a call to the store while connecting: a failure is logged as it is and answered as connectionFailed. */
+async function atStore<T>(deps: CommerceDeps, siteUrl: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    deps.log.warn(`commerce: connecting ${siteUrl} failed: ${(error as Error).message}`);
+    throw connectionFailed(siteUrl);
+  }
+}
+
+/**
  * POST /api/commerce/connect: checks the credentials against the store, registers the three
  * webhooks with a new secret, then records the connection (credentials sealed) in one write. A
  * reconnection of the same site replaces the webhooks it registered before. Network first, so no
@@ -51,13 +71,13 @@ export async function connectStore(deps: CommerceDeps, projectId: string, input:
   const siteUrl = normalizeSiteUrl(input.siteUrl);
   const plan = planConnection(deps.db, deps.box, projectId, siteUrl);
   const creds: StoreCredentials = { storeId: plan.storeId, siteUrl, consumerKey: input.consumerKey, consumerSecret: input.consumerSecret };
-  await checkCredentials(creds, deps.commerce);
+  await atStore(deps, siteUrl, () => checkCredentials(creds, deps.commerce));
   const secret = randomBase62(40);
   const deliveryUrl = `${deps.publicUrl().replace(/\/+$/, '')}/api/commerce/webhooks/${plan.storeId}`;
   const webhooks: RegisteredWebhook[] = [];
   try {
     for (const topic of TOPICS) {
-      webhooks.push(await createWebhook(creds, deps.commerce, { name: `Punchcard ${topic}`, topic, deliveryUrl, secret }));
+      webhooks.push(await atStore(deps, siteUrl, () => createWebhook(creds, deps.commerce, { name: `Punchcard ${topic}`, topic, deliveryUrl, secret })));
     }
   } catch (error) {
     await removeWebhooks(deps, creds, webhooks);

@@ -31,14 +31,26 @@ export async function performCoupon(deps: CommerceDeps, job: CouponJob): Promise
   }
 }
 
+/** Records an attempt's outcome; a job that ended without its coupon is logged for the operator (doctor counts them too). */
 export function recordCoupon(deps: CommerceDeps, job: CouponJob, outcome: CouponOutcome, now: Date): void {
-  if ('created' in outcome) recordCouponCreated(deps.db, job.id, outcome.created, now);
-  else recordCouponFailed(deps.db, job.id, outcome.error, now);
+  const recorded = 'created' in outcome ? recordCouponCreated(deps.db, job.id, outcome.created, now) : recordCouponFailed(deps.db, job.id, outcome.error, now);
+  if (recorded?.status !== 'FAILED') return;
+  const returned = recorded.pointsReturned > 0 ? `; the ${recorded.pointsReturned} points spent on it were returned to the member` : '';
+  deps.log.warn(`commerce: the store coupon of claim ${job.claimId} failed for good after ${recorded.attempts} attempt(s)${returned}`);
 }
+
+/** The attempt threw, or its outcome could not be recorded: it counts as a failed attempt all the same. */
+const recordCouponError = (deps: CommerceDeps, job: CouponJob, error: string, now: Date) => recordCoupon(deps, job, { error }, now);
 
 async function runLeased(deps: CommerceDeps, job: CouponJob): Promise<void> {
   const outcome = await performCoupon(deps, job);
-  await deps.write(() => recordCoupon(deps, job, outcome, deps.clock()));
+  try {
+    await deps.write(() => recordCoupon(deps, job, outcome, deps.clock()));
+  } catch (error) {
+    // The claim is committed: its answer must not fail over its coupon, which the runner retries.
+    deps.log.error(`commerce: recording the store coupon of claim ${job.claimId} failed`, error);
+    await deps.write(() => recordCouponError(deps, job, 'internal_error (the outcome could not be recorded; see the server log)', deps.clock()));
+  }
 }
 
 /**
@@ -66,6 +78,7 @@ export function createCouponRunner(deps: CommerceDeps, options: { pollMs?: numbe
     claim: (now, leaseUntil, { limit }) => claimDueCoupons(deps.db, now, leaseUntil, limit),
     perform: (job) => performCoupon(deps, job),
     record: (job, outcome, now) => recordCoupon(deps, job, outcome, now),
+    fail: (job, error, now) => recordCouponError(deps, job, error, now),
     nextDueAt: () => nextCouponDueAt(deps.db),
     takeOverLeases: (now) => takeOverCouponLeases(deps.db, now),
   }, { write: deps.write, clock: deps.clock, log: deps.log, concurrency: 4, perKey: 2, leaseMs: LEASE_MS, pollMs: options.pollMs ?? 15_000 });

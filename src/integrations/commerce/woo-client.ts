@@ -79,8 +79,8 @@ async function call(creds: StoreCredentials, settings: CommerceSettings, method:
     // Not JSON: judged by its status below.
   }
   if (response.status >= 300 && response.status < 400) {
-    const location = response.headers.get('location') ?? 'another address';
-    throw new StoreCallError(new AppError(400, 'store_redirected', `The store ${creds.siteUrl} redirects ${path} to ${location}; connect with the address the store answers at (https, with or without www as the site uses).`), null);
+    // Where it redirects is never repeated (it may be an internal address, with a query): the status says enough.
+    throw new StoreCallError(new AppError(400, 'store_redirected', `The store ${creds.siteUrl} redirects ${method} ${path} (HTTP ${response.status}); connect with the address the store answers at (https, with or without www as the site uses).`), null);
   }
   if (response.ok) return json;
   const wooCode = v.is(wooError, json) ? json.code : null;

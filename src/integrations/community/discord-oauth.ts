@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import * as v from 'valibot';
+import { text } from '../../shared/value-schemas.ts';
 import { AppError, badRequest } from '../../shared/errors.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
 
@@ -24,32 +26,47 @@ export const LINK_STATE_TTL_MS = 10 * 60 * 1000;
 const DISCORD_TIMEOUT_MS = 10_000;
 
 interface StatePayload {
-  /** project id, member externalId, PKCE code verifier, expiry (Unix ms) */
+  /** project id, member externalId, PKCE code verifier, the browser's nonce, expiry (Unix ms) */
   p: string;
   e: string;
   v: string;
+  n: string;
   x: number;
 }
 
-/**
- * The `state` parameter: the project, the member and the PKCE verifier, sealed with the master key
- * (AES-256-GCM authenticates it, and keeps the verifier out of sight of whoever sees the URL).
- */
-export function startLink(box: SecretBox, urls: DiscordUrls, link: { projectId: string; externalId: string; clientId: string; redirectUri: string }, now: Date):
-  { url: string; expiresAt: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  const expires = now.getTime() + LINK_STATE_TTL_MS;
-  const state = box.seal(JSON.stringify({ p: link.projectId, e: link.externalId, v: verifier, x: expires } satisfies StatePayload));
-  const url = new URL(urls.authorize);
-  url.search = new URLSearchParams({
-    response_type: 'code', client_id: link.clientId, scope: 'identify', redirect_uri: link.redirectUri, state, prompt: 'consent',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-  }).toString();
-  return { url: url.toString(), expiresAt: new Date(expires).toISOString() };
+/** A started link, as its sealed state carries it. */
+export interface LinkState {
+  projectId: string;
+  externalId: string;
+  verifier: string;
+  /** Also in the cookie of the browser that started the link: the callback must come from that browser. */
+  nonce: string;
+  expiresAt: number;
 }
 
-/** The project, member and verifier a callback's state carries; 400 when it was not made here, was altered or expired. */
-export function openLinkState(box: SecretBox, state: string | undefined, now: Date): { projectId: string; externalId: string; verifier: string } {
+/**
+ * The `state` of a new link: the project, the member, the PKCE verifier and a nonce, sealed with
+ * the master key (AES-256-GCM authenticates it, and keeps the verifier and the nonce out of sight
+ * of whoever sees the URL).
+ */
+export function sealLinkState(box: SecretBox, link: { projectId: string; externalId: string }, now: Date): { state: string; expiresAt: string } {
+  const expires = now.getTime() + LINK_STATE_TTL_MS;
+  const payload: StatePayload = { p: link.projectId, e: link.externalId, v: randomBytes(32).toString('base64url'), n: randomBytes(24).toString('base64url'), x: expires };
+  return { state: box.seal(JSON.stringify(payload)), expiresAt: new Date(expires).toISOString() };
+}
+
+/** Discord's consent page for a started link (scope identify, PKCE with S256). */
+export function discordAuthorizeUrl(urls: DiscordUrls, link: LinkState, state: string, client: { clientId: string; redirectUri: string }): string {
+  const url = new URL(urls.authorize);
+  url.search = new URLSearchParams({
+    response_type: 'code', client_id: client.clientId, scope: 'identify', redirect_uri: client.redirectUri, state, prompt: 'consent',
+    code_challenge: createHash('sha256').update(link.verifier).digest('base64url'), code_challenge_method: 'S256',
+  }).toString();
+  return url.toString();
+}
+
+/** What a state carries; 400 when it was not made here, was altered or expired. */
+export function openLinkState(box: SecretBox, state: string | undefined, now: Date): LinkState {
   if (!state) throw badRequest('The "state" parameter is missing: start linking again from the widget.');
   let payload: StatePayload;
   try {
@@ -57,9 +74,13 @@ export function openLinkState(box: SecretBox, state: string | undefined, now: Da
   } catch {
     throw badRequest('The "state" parameter is not valid: start linking again from the widget.');
   }
+  // A state sealed before links carried a nonce cannot be bound to a browser: it is refused as invalid.
+  if (typeof payload.n !== 'string') throw badRequest('The "state" parameter is not valid: start linking again from the widget.');
   if (typeof payload.x !== 'number' || payload.x < now.getTime()) throw badRequest('This link has expired: start linking again from the widget.');
-  return { projectId: payload.p, externalId: payload.e, verifier: payload.v };
+  return { projectId: payload.p, externalId: payload.e, verifier: payload.v, nonce: payload.n, expiresAt: payload.x };
 }
+
+const USERNAME = text(100);
 
 export interface DiscordUser {
   id: string;
@@ -104,5 +125,7 @@ export async function fetchLinkedUser(
   const me = await discordCall(`${urls.api}/users/@me`, { headers: { authorization: `Bearer ${token.access_token}` } }, 'user lookup');
   if (typeof me.id !== 'string' || !/^\d{1,25}$/.test(me.id)) throw new AppError(502, 'Bad Gateway', 'Discord answered /users/@me without a user id.');
   const name = typeof me.username === 'string' ? me.username : typeof me.global_name === 'string' ? me.global_name : null;
-  return { id: me.id, username: name === null ? null : name.slice(0, 100) };
+  // Checked as a signed event's communityUsername is: readable text, or no name at all.
+  const username = name === null ? null : v.safeParse(USERNAME, [...name].slice(0, 100).join(''));
+  return { id: me.id, username: username?.success ? username.output : null };
 }
