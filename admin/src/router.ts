@@ -9,7 +9,7 @@ const listeners = new Set<() => void>();
 const changed = () => {
   for (const listener of listeners) listener();
 };
-addEventListener('popstate', changed);
+let listening = false;
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
@@ -27,6 +27,8 @@ export function currentLocation() {
 export function useLocation() {
   const [, setVersion] = useState(0);
   useEffect(() => {
+    if (!listening) addEventListener('popstate', changed);
+    listening = true;
     const listener = () => setVersion((version) => version + 1);
     listeners.add(listener);
     return () => void listeners.delete(listener);

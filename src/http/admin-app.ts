@@ -1,7 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import { ADMIN_ASSETS, ADMIN_HTML, PREVIEW_HTML, readAdminFiles } from '../../admin/files.ts';
 import { AppError, notFound } from '../shared/errors.ts';
-import { assetResponse, staticAsset, type StaticAsset } from './static-asset.ts';
+import { assetResponse, compressedAsset, type StaticAsset } from './static-asset.ts';
 
 /**
  * The app's policy. Scripts and styles only from this server's files: no inline script, no eval,
@@ -24,32 +24,38 @@ export const PREVIEW_POLICY = "default-src 'none'; script-src 'self'; style-src 
 
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
-let assets: Map<string, StaticAsset> | undefined;
+let files: Map<string, Buffer> | undefined;
+/** Each file's compressed forms, made on its first request (most servers never serve most pages' scripts). */
+const compressed = new Map<string, Promise<StaticAsset>>();
 
-/** The built app from dist/public/admin/, read once per process; `npm run build` (and `npm ci`) build it, never the server. */
-function adminAsset(path: string): StaticAsset | undefined {
-  if (!assets) {
-    const files = readAdminFiles();
-    if (!files) throw new AppError(503, 'Service Unavailable', 'The admin is not built on this server: run `npm run build` (npm ci does it) and restart.');
-    assets = new Map([...files].map(([file, code]) => [file, staticAsset(code)]));
+/** A file of the built app (dist/public/admin/, read once per process); `npm run build` (and `npm ci`) build it, never the server. */
+function adminAsset(path: string): Promise<StaticAsset> | undefined {
+  files ??= readAdminFiles() ?? undefined;
+  if (!files) throw new AppError(503, 'Service Unavailable', 'The admin is not built on this server: run `npm run build` (npm ci does it) and restart.');
+  const code = files.get(path);
+  if (!code) return undefined;
+  let asset = compressed.get(path);
+  if (!asset) {
+    asset = compressedAsset(code);
+    compressed.set(path, asset);
   }
-  return assets.get(path);
+  return asset;
 }
 
 /** The HTML of a page: never cached (a new release names new scripts), never sniffed, its own policy. */
-function html(event: H3Event, path: string, policy: string, framing: string): Response {
-  return assetResponse(event, adminAsset(path)!, {
+async function html(event: H3Event, path: string, policy: string, framing: string): Promise<Response> {
+  return assetResponse(event, (await adminAsset(path))!, {
     'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': policy, 'x-frame-options': framing,
     'cross-origin-opener-policy': 'same-origin',
   });
 }
 
 /** A script or stylesheet: its name carries its content hash, so it is cached for a year and never asked for again. */
-function asset(event: H3Event): Response {
+async function asset(event: H3Event): Promise<Response> {
   const name = event.context.params?.file ?? '';
   const found = /^[\w.-]+\.(js|css)$/.exec(name) ? adminAsset(`${ADMIN_ASSETS}${name}`) : undefined;
   if (!found) throw notFound(`The admin has no file ${name}; it may be from an older release, so reload the page.`);
-  return assetResponse(event, found, {
+  return assetResponse(event, await found, {
     'content-type': TYPES[name.slice(name.lastIndexOf('.') + 1)]!, 'cache-control': 'public, max-age=31536000, immutable',
   });
 }

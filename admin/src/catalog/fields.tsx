@@ -1,6 +1,7 @@
 import { useId } from 'preact/hooks';
 import { fill, words } from '../i18n/words.ts';
-import { Field, type FormState, type Values } from '../ui/form.tsx';
+import { Field, type FormState } from '../ui/form.tsx';
+import type { Values } from '../ui/form-values.ts';
 import type { FieldSpec } from './kinds.ts';
 
 const labels = words.catalog.fields as Record<string, string>;

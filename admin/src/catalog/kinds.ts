@@ -1,6 +1,6 @@
 // The seven catalog kinds as the admin's forms show them: one field description per kind, from
 // which the list, the form, the request body and the preview are made. Names and choices are the
-// API's (test/admin-catalog.test.ts checks them against the server's schemas); the words are in
+// API's (test/admin-forms.test.ts checks them against the server's schemas); the words are in
 // the catalogue (i18n/en.ts, `catalog.fields`).
 
 export type FieldType = 'text' | 'textarea' | 'url' | 'int' | 'number' | 'bool' | 'select' | 'datetime' | 'multi' | 'ref' | 'object' | 'rows';

@@ -1,5 +1,5 @@
 // An item of a catalog kind as its form holds it (text per field), and back as the API takes it.
-import type { Value, Values } from '../ui/form.tsx';
+import type { Value, Values } from '../ui/form-values.ts';
 import type { FieldSpec, KindSpec } from './kinds.ts';
 
 type Item = Record<string, unknown>;

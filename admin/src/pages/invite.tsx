@@ -2,7 +2,8 @@ import { api } from '../api.ts';
 import { fill, formatDateTime, words } from '../i18n/words.ts';
 import { BASE, navigate } from '../router.ts';
 import type { PageProps, Role, Session } from '../session.ts';
-import { Field, FieldError, Form, Submit, useForm } from '../ui/form.tsx';
+import { Field, Form, Submit, useForm } from '../ui/form.tsx';
+import { FieldError } from '../ui/form-values.ts';
 import { useApi } from '../ui/load.ts';
 import { Alert, PageTitle } from '../ui/notice.tsx';
 

@@ -6,7 +6,8 @@ import { sampleAnswers, WidgetPreview } from '../preview/frame.tsx';
 import type { Look } from '../preview/protocol.ts';
 import { allows, type PageProps, type Project } from '../session.ts';
 import { CopyBlock } from '../ui/copy.tsx';
-import { Field, Form, Submit, numberOrText, useForm, type Values } from '../ui/form.tsx';
+import { Field, Form, Submit, useForm } from '../ui/form.tsx';
+import { numberOrText, type Values } from '../ui/form-values.ts';
 import { useApi } from '../ui/load.ts';
 import { Alert, PageTitle } from '../ui/notice.tsx';
 

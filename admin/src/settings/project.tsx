@@ -1,7 +1,8 @@
 import { api } from '../api.ts';
 import { words } from '../i18n/words.ts';
 import { allows, type PageProps } from '../session.ts';
-import { Field, Form, Submit, numberOrText, useForm, type Values } from '../ui/form.tsx';
+import { Field, Form, Submit, useForm } from '../ui/form.tsx';
+import { numberOrText, type Values } from '../ui/form-values.ts';
 import { useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 

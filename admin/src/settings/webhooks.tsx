@@ -9,10 +9,7 @@ import { Field, Form, Submit, useForm } from '../ui/form.tsx';
 import { useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 import { DataTable, type Pagination } from '../ui/table.tsx';
-
-/** The events a webhook may subscribe to (the server's EVENT_TYPES; test/admin-catalog.test.ts keeps them equal). */
-export const EVENT_TYPES = ['member.created', 'member.updated', 'points.awarded', 'points.deducted', 'badge.awarded', 'quest.completed',
-  'referral.converted', 'promo.redeemed', 'reward.redeemed'] as const;
+import { EVENT_TYPES } from './events.ts';
 
 interface Webhook { id: string; url: string; events: string[]; state: string; createdAt: string; failingSince: string | null; lastError: string | null }
 interface Delivery {

@@ -32,7 +32,8 @@ export function Layout({ session, project, section, setSession, children }: Layo
         {project && session.projects.length > 1 && (
           <label class="switcher">
             <span>{words.layout.project}</span>
-            <select value={project.id} onChange={(event) => navigate(projectHref((event.target as HTMLSelectElement).value, 'overview'))}>
+            {/* The other project's same section: its items (a member, a reward) are another project's, so no deeper. */}
+            <select value={project.id} onChange={(event) => navigate(projectHref((event.target as HTMLSelectElement).value, section || 'overview'))}>
               {session.projects.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
             </select>
           </label>
