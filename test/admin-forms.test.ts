@@ -8,7 +8,7 @@ import { EVENT_TYPES as ADMIN_EVENT_TYPES } from '../admin/src/settings/events.t
 import { fieldErrors } from '../admin/src/ui/form-values.ts';
 import { EVENT_TYPES } from '../src/domain/events/record-event.ts';
 import { CATALOGS } from '../src/schemas/catalog.ts';
-import { AppError } from '../src/shared/errors.ts';
+import type { AppError } from '../src/shared/errors.ts';
 import { validate } from '../src/shared/validate.ts';
 
 // The admin's catalog forms are drawn from one field description per kind (admin/src/catalog/kinds.ts):

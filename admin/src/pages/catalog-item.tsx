@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { SpecField } from '../catalog/fields.tsx';
 import { kindOf, type KindSpec } from '../catalog/kinds.ts';
 import { KindTabs } from '../catalog/tabs.tsx';
@@ -12,7 +12,7 @@ import { allows, type PageProps, type Project } from '../session.ts';
 import { Form, Submit, useForm } from '../ui/form.tsx';
 import type { Values } from '../ui/form-values.ts';
 import { Link } from '../ui/link.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert, PageTitle, Status } from '../ui/notice.tsx';
 
 type Item = Record<string, unknown> & { id: string; archivedAt: string | null };
@@ -35,7 +35,7 @@ function ItemForm({ kind, project, base, item }: { kind: KindSpec; project: Proj
   const canChange = allows(project.role, 'staff') && !item?.archivedAt;
   const form = useForm(formValues(kind, item ?? {}), fieldNames(kind));
   const refs = useRefs(project.id, kind);
-  const [archiving, setArchiving] = useState<string | null>(null);
+  const archiving = useAction();
   const save = form.submit(async (values) => {
     const body = requestBody(kind, values);
     if (!item) {
@@ -46,14 +46,10 @@ function ItemForm({ kind, project, base, item }: { kind: KindSpec; project: Proj
     form.reset(formValues(kind, await api<Item>('PATCH', `${base}/${encodeURIComponent(item.id)}`, body)));
     return w.saved;
   });
-  const archive = async () => {
-    try {
-      await api('DELETE', `${base}/${encodeURIComponent(item!.id)}`);
-      navigate(projectHref(project.id, `catalog/${kind.path}`));
-    } catch (error) {
-      setArchiving(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const archive = () => archiving.run(async () => {
+    await api('DELETE', `${base}/${encodeURIComponent(item!.id)}`);
+    navigate(projectHref(project.id, `catalog/${kind.path}`));
+  });
   const title = item ? String(item[kind.title] ?? item.id) : w.add[kind.path];
   const preview = previewOf(kind.path, requestBody(kind, form.values as Values));
   return (
@@ -76,7 +72,7 @@ function ItemForm({ kind, project, base, item }: { kind: KindSpec; project: Proj
           <h2 id="archive">{w.archive}</h2>
           <p>{fill(w.archiveHelp, { name: title })}</p>
           <button type="button" class="danger" onClick={archive}>{w.archive}</button>
-          {archiving && <Alert>{archiving}</Alert>}
+          {archiving.failed && <Alert>{archiving.failed}</Alert>}
         </section>
       )}
     </>

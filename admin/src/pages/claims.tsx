@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, csvHref, query } from '../api.ts';
+import { api, csvHref, query } from '../api.ts';
 import { fill, formatDateTime, formatNumber, plural, words } from '../i18n/words.ts';
 import { projectHref } from '../router.ts';
 import { allows, type PageProps } from '../session.ts';
@@ -7,7 +7,7 @@ import { Field, Form, Submit, useForm } from '../ui/form.tsx';
 import { numberOrText } from '../ui/form-values.ts';
 import { Filters, listParams } from '../ui/filters.tsx';
 import { Link } from '../ui/link.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert, PageTitle } from '../ui/notice.tsx';
 import { DataTable, type Pagination } from '../ui/table.tsx';
 
@@ -25,18 +25,13 @@ export default function ClaimsPage({ project, query: search }: PageProps) {
   const filters = { status: list.status || 'pending', rewardId: list.rewardId };
   const claims = useApi<{ claims: Claim[]; pagination: Pagination }>(`${base}/claims${query({ ...filters, limit: list.limit, offset: list.offset })}`);
   const rewards = useApi<{ rewards: Reward[] }>(`${base}/catalog/rewards?limit=100`);
-  const [failed, setFailed] = useState<string | null>(null);
+  const action = useAction();
   const staff = allows(project.role, 'staff');
   const w = words.claims;
-  const fulfil = async (claim: Claim) => {
-    setFailed(null);
-    try {
-      await api('POST', `${base}/claims/${encodeURIComponent(claim.id)}/fulfil`, {});
-      claims.reload();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const fulfil = (claim: Claim) => action.run(async () => {
+    await api('POST', `${base}/claims/${encodeURIComponent(claim.id)}/fulfil`, {});
+    claims.reload();
+  });
   return (
     <>
       <PageTitle>{words.nav.claims}</PageTitle>
@@ -44,7 +39,7 @@ export default function ClaimsPage({ project, query: search }: PageProps) {
         { name: 'status', label: w.status, options: [['pending', w.pending], ['fulfilled', w.fulfilled], ['all', w.all]] },
         { name: 'rewardId', label: w.reward, options: [['', w.anyReward], ...(rewards.data?.rewards ?? []).map((r) => [r.id, r.name] as const)] },
       ]} />
-      {(claims.error || failed) && <Alert>{claims.error?.message ?? failed}</Alert>}
+      {(claims.error || action.failed) && <Alert>{claims.error?.message ?? action.failed}</Alert>}
       <DataTable
         caption={w.caption}
         loading={claims.loading}
@@ -66,7 +61,8 @@ export default function ClaimsPage({ project, query: search }: PageProps) {
           ) }] : []),
         ]}
       />
-      {staff && <Draw base={base} raffles={(rewards.data?.rewards ?? []).filter((r) => r.type === 'RAFFLE')} onDrawn={claims.reload} />}
+      {/* Once the rewards are in: the form starts on the first raffle. */}
+      {staff && rewards.data && <Draw base={base} raffles={rewards.data.rewards.filter((r) => r.type === 'RAFFLE')} onDrawn={claims.reload} />}
     </>
   );
 }

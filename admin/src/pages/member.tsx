@@ -1,5 +1,4 @@
-import { useState } from 'preact/hooks';
-import { API, api, ApiError, query } from '../api.ts';
+import { API, api, query } from '../api.ts';
 import { fill, formatDateTime, formatNumber, words } from '../i18n/words.ts';
 import { navigate, projectHref } from '../router.ts';
 import { allows, type PageProps } from '../session.ts';
@@ -7,7 +6,7 @@ import { TypedConfirm } from '../ui/confirm.tsx';
 import { Field, Form, Submit, useForm } from '../ui/form.tsx';
 import { numberOrText } from '../ui/form-values.ts';
 import { Link } from '../ui/link.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert, PageTitle } from '../ui/notice.tsx';
 import { DataTable, type Pagination } from '../ui/table.tsx';
 import type { Member } from './members.tsx';
@@ -129,25 +128,16 @@ function Adjust({ path, onDone }: { path: string; onDone: () => void }) {
 
 /** Erasure (the member's right to be forgotten): typed confirmation, then the list. */
 function Erase({ path, externalId, projectId }: { path: string; externalId: string; projectId: string }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const erase = async (confirm: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('DELETE', path, { confirm });
-      navigate(projectHref(projectId, 'members'));
-    } catch (failure) {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const erasing = useAction();
+  const erase = (confirm: string) => erasing.run(async () => {
+    await api('DELETE', path, { confirm });
+    navigate(projectHref(projectId, 'members'));
+  });
   return (
     <section class="danger-zone" aria-labelledby="erase">
       <h2 id="erase">{words.member.erase}</h2>
-      <TypedConfirm expected={externalId} action={words.member.eraseSubmit} label={words.member.eraseHelp} busy={busy} onConfirm={erase} />
-      {error && <Alert>{error}</Alert>}
+      <TypedConfirm expected={externalId} action={words.member.eraseSubmit} label={words.member.eraseHelp} busy={erasing.busy} onConfirm={erase} />
+      {erasing.failed && <Alert>{erasing.failed}</Alert>}
     </section>
   );
 }

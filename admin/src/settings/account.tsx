@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { fill, formatDateTime, words } from '../i18n/words.ts';
 import type { PageProps, Session } from '../session.ts';
 import { CopyBlock } from '../ui/copy.tsx';
 import { Field, Form, Submit, useForm } from '../ui/form.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 import { DataTable } from '../ui/table.tsx';
 
@@ -49,19 +49,14 @@ function Profile({ session, setSession }: Pick<PageProps, 'session' | 'setSessio
 function Sessions() {
   const w = words.settings.account;
   const sessions = useApi<{ sessions: SessionRow[] }>('/sessions');
-  const [failed, setFailed] = useState<string | null>(null);
-  const revoke = async (row: SessionRow) => {
-    setFailed(null);
-    try {
-      await api('DELETE', `/sessions/${encodeURIComponent(row.id)}`);
-      sessions.reload();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const action = useAction();
+  const revoke = (row: SessionRow) => action.run(async () => {
+    await api('DELETE', `/sessions/${encodeURIComponent(row.id)}`);
+    sessions.reload();
+  });
   return (
     <>
-      {(sessions.error || failed) && <Alert>{sessions.error?.message ?? failed}</Alert>}
+      {(sessions.error || action.failed) && <Alert>{sessions.error?.message ?? action.failed}</Alert>}
       <DataTable caption={w.sessions} rows={sessions.data?.sessions ?? []} rowKey={(s) => s.id} loading={sessions.loading} columns={[
         { key: 'userAgent', label: w.device, render: (s) => <>{s.userAgent ?? w.unknown}{s.current && <strong> ({w.thisOne})</strong>}</> },
         { key: 'address', label: w.address, render: (s) => s.address ?? '' },

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { fill, formatDateTime, words } from '../i18n/words.ts';
 import type { PageProps } from '../session.ts';
 import { CopyBlock } from '../ui/copy.tsx';
 import { Field, Form, Submit, useForm } from '../ui/form.tsx';
 import { numberOrText } from '../ui/form-values.ts';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 import { DataTable } from '../ui/table.tsx';
 
@@ -16,7 +16,7 @@ export function KeySettings({ project }: PageProps) {
   const path = `/projects/${encodeURIComponent(project.id)}/keys`;
   const keys = useApi<{ keys: Key[] }>(path);
   const [created, setCreated] = useState<{ key: Key; secret: string } | null>(null);
-  const [failed, setFailed] = useState<string | null>(null);
+  const action = useAction();
   const w = words.settings.keys;
   const form = useForm({ type: 'secret', expiresInDays: '' });
   const create = form.submit(async ({ type, expiresInDays }) => {
@@ -25,19 +25,13 @@ export function KeySettings({ project }: PageProps) {
     keys.reload();
     return undefined;
   });
-  const revoke = async (key: Key) => {
-    if (!confirm(fill(w.revokeConfirm, { prefix: key.prefix }))) return;
-    setFailed(null);
-    try {
-      await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
-      keys.reload();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const revoke = (key: Key) => confirm(fill(w.revokeConfirm, { prefix: key.prefix })) && action.run(async () => {
+    await api('DELETE', `${path}/${encodeURIComponent(key.id)}`);
+    keys.reload();
+  });
   return (
     <>
-      {(keys.error || failed) && <Alert>{keys.error?.message ?? failed}</Alert>}
+      {(keys.error || action.failed) && <Alert>{keys.error?.message ?? action.failed}</Alert>}
       <DataTable caption={w.caption} rows={keys.data?.keys ?? []} rowKey={(k) => k.id} loading={keys.loading} columns={[
         { key: 'prefix', label: w.prefix, render: (k) => <code>{k.prefix}…</code> },
         { key: 'type', label: w.type, render: (k) => w.types[k.type] },

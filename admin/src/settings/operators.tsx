@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { fill, formatDateTime, words } from '../i18n/words.ts';
 import { allows, type PageProps, type Role } from '../session.ts';
 import { CopyBlock } from '../ui/copy.tsx';
 import { Field, Form, Submit, useForm } from '../ui/form.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 import { DataTable } from '../ui/table.tsx';
 
@@ -16,19 +16,14 @@ const ROLES: Role[] = ['owner', 'staff', 'viewer'];
 export function OperatorSettings({ project, session }: PageProps) {
   const path = `/projects/${encodeURIComponent(project.id)}/operators`;
   const operators = useApi<{ operators: Operator[] }>(path);
-  const [failed, setFailed] = useState<string | null>(null);
+  const action = useAction();
   const [invite, setInvite] = useState<string | null>(null);
   const owner = allows(project.role, 'owner');
   const w = words.settings.operators;
-  const change = async (method: string, operator: Operator, body?: unknown) => {
-    setFailed(null);
-    try {
-      await api(method, `${path}/${encodeURIComponent(operator.id)}`, body);
-      operators.reload();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const change = (method: string, operator: Operator, body?: unknown) => action.run(async () => {
+    await api(method, `${path}/${encodeURIComponent(operator.id)}`, body);
+    operators.reload();
+  });
   const form = useForm({ email: '', role: 'staff' });
   const send = form.submit(async ({ email, role }) => {
     const made = await api<{ inviteUrl: string }>('POST', path, { email, role });
@@ -40,7 +35,7 @@ export function OperatorSettings({ project, session }: PageProps) {
   const roleOptions = ROLES.map((role) => [role, words.roles[role]] as const);
   return (
     <>
-      {(operators.error || failed) && <Alert>{operators.error?.message ?? failed}</Alert>}
+      {(operators.error || action.failed) && <Alert>{operators.error?.message ?? action.failed}</Alert>}
       <DataTable caption={w.caption} rows={operators.data?.operators ?? []} rowKey={(o) => o.id} loading={operators.loading} columns={[
         { key: 'email', label: w.email },
         { key: 'name', label: w.name, render: (o) => o.name ?? '' },

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, query } from '../api.ts';
+import { api, query } from '../api.ts';
 import { fill, formatDateTime, words } from '../i18n/words.ts';
 import { navigate, withQuery } from '../router.ts';
 import { allows, type PageProps } from '../session.ts';
 import { CopyBlock } from '../ui/copy.tsx';
 import { Filters, listParams } from '../ui/filters.tsx';
 import { Field, Form, Submit, useForm } from '../ui/form.tsx';
-import { useApi } from '../ui/load.ts';
+import { useAction, useApi } from '../ui/load.ts';
 import { Alert } from '../ui/notice.tsx';
 import { DataTable, type Pagination } from '../ui/table.tsx';
 import { EVENT_TYPES } from './events.ts';
@@ -21,19 +21,14 @@ interface Delivery {
 export function WebhookSettings({ project, query: search }: PageProps) {
   const path = `/projects/${encodeURIComponent(project.id)}/webhooks`;
   const webhooks = useApi<{ webhooks: Webhook[] }>(path);
-  const [failed, setFailed] = useState<string | null>(null);
+  const action = useAction();
   const [secret, setSecret] = useState<string | null>(null);
   const owner = allows(project.role, 'owner');
   const w = words.settings.webhooks;
-  const act = async (method: string, to: string, after = webhooks.reload) => {
-    setFailed(null);
-    try {
-      await api(method, to, method === 'DELETE' ? undefined : {});
-      after();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const act = (method: string, to: string) => action.run(async () => {
+    await api(method, to, method === 'DELETE' ? undefined : {});
+    webhooks.reload();
+  });
   const selected = webhooks.data?.webhooks.find((h) => h.id === search.get('webhook'));
   const form = useForm({ url: '', events: [] as string[] });
   const create = form.submit(async ({ url, events }) => {
@@ -45,7 +40,7 @@ export function WebhookSettings({ project, query: search }: PageProps) {
   });
   return (
     <>
-      {(webhooks.error || failed) && <Alert>{webhooks.error?.message ?? failed}</Alert>}
+      {(webhooks.error || action.failed) && <Alert>{webhooks.error?.message ?? action.failed}</Alert>}
       <DataTable caption={w.caption} rows={webhooks.data?.webhooks ?? []} rowKey={(h) => h.id} loading={webhooks.loading} columns={[
         { key: 'url', label: w.url, render: (h) => <code>{h.url}</code> },
         { key: 'events', label: w.events, render: (h) => h.events.join(', ') },
@@ -80,21 +75,16 @@ function Deliveries({ path, webhook, search, owner }: { path: string; webhook: W
   const w = words.settings.webhooks;
   const list = listParams(search, ['state']);
   const deliveries = useApi<{ deliveries: Delivery[]; pagination: Pagination }>(`${path}${query({ state: list.state || 'all', limit: list.limit, offset: list.offset })}`);
-  const [failed, setFailed] = useState<string | null>(null);
-  const replay = async (delivery: Delivery) => {
-    setFailed(null);
-    try {
-      await api('POST', `${path}/${encodeURIComponent(delivery.id)}/replay`, {});
-      deliveries.reload();
-    } catch (error) {
-      setFailed(error instanceof ApiError ? error.message : String(error));
-    }
-  };
+  const action = useAction();
+  const replay = (delivery: Delivery) => action.run(async () => {
+    await api('POST', `${path}/${encodeURIComponent(delivery.id)}/replay`, {});
+    deliveries.reload();
+  });
   return (
     <section aria-labelledby="deliveries">
       <h2 id="deliveries">{fill(w.deliveriesOf, { url: webhook.url })}</h2>
       <Filters query={search} filters={[{ name: 'state', label: w.state, options: [['all', w.all], ['pending', w.pending], ['delivered', w.delivered], ['dead', w.dead]] }]} />
-      {(deliveries.error || failed) && <Alert>{deliveries.error?.message ?? failed}</Alert>}
+      {(deliveries.error || action.failed) && <Alert>{deliveries.error?.message ?? action.failed}</Alert>}
       <DataTable caption={w.deliveries} rows={deliveries.data?.deliveries ?? []} rowKey={(d) => d.id} pagination={deliveries.data?.pagination}
         loading={deliveries.loading} columns={[
           { key: 'createdAt', label: w.created, render: (d) => formatDateTime(d.createdAt) },

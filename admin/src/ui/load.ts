@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api, ApiError } from '../api.ts';
 
 export interface Loaded<T> {
   data: T | null;
@@ -26,4 +26,33 @@ export function useApi<T>(path: string | null): Loaded<T> {
     };
   }, [path, version]);
   return { ...state, reload: () => setVersion((v) => v + 1) };
+}
+
+export interface Action {
+  /** The API's message when the last change failed. */
+  failed: string | null;
+  busy: boolean;
+  /** Runs a change (a button's: revoke, fulfil, replay), once at a time; its failure is kept in `failed`. */
+  run: (change: () => Promise<unknown>) => Promise<void>;
+}
+
+/** A button's change outside a form, and what went wrong with it. */
+export function useAction(): Action {
+  const [failed, setFailed] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return {
+    failed, busy,
+    run: async (change) => {
+      setFailed(null);
+      setBusy(true);
+      try {
+        await change();
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        setFailed(error.message);
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
 }
