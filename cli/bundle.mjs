@@ -1,7 +1,8 @@
 // Builds dist/: the CLI and server bundled into one CommonJS file (dist/punchcard.cjs) with its V8
 // code cache (dist/punchcard.cache), the replication relay's worker (dist/relay.mjs), the SDK
-// (dist/sdk.mjs, `punchcard/sdk`) and the browser widget (dist/public/). Run by `npm ci` (the
-// "prepare" script), `npm run build`, and before the tests; never when the server or the CLI starts.
+// (dist/sdk.mjs, `punchcard/sdk`), the browser widget (dist/public/) and the operators' app
+// (dist/public/admin/). Run by `npm ci` (the "prepare" script), `npm run build`, and before the
+// tests; never when the server or the CLI starts.
 // The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
 // (both development dependencies, like esbuild).
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -71,8 +72,10 @@ export async function build() {
     rmSync(temp, { recursive: true, force: true });
   }
   const { buildWidget } = await import('../widget/build.ts');
+  const { buildAdmin } = await import('../admin/build.ts');
   const { writeWidgetFiles } = await import('../widget/files.ts');
-  writeWidgetFiles(await buildWidget());
+  // dist/public/ is replaced as a whole: the widget and the admin (admin/…) are written together.
+  writeWidgetFiles(new Map([...await buildWidget(), ...await buildAdmin()]));
 
   const trained = `${OUT_DIR}.punchcard-${process.pid}.cache`;
   try {

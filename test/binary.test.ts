@@ -79,6 +79,11 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect(widget.status).toBe(200);
     expect((await widget.text()).length).toBeGreaterThan(1000);
     expect((await fetch(`${url}/docs/api`)).status).toBe(200);
+    // The admin: its HTML at any of its paths, and the scripts it names.
+    const admin = await fetch(`${url}/admin/sign-in`);
+    expect(admin.status).toBe(200);
+    const entry = /src="(\/admin\/assets\/main\.\w+\.js)"/.exec(await admin.text())?.[1];
+    expect((await fetch(`${url}${entry}`)).status).toBe(200);
     // The API reference: the document made from the routes, and Redoc's bundle carried inside.
     expect((await (await fetch(`${url}/api/v1/openapi.json`)).json()).openapi).toBe('3.1.0');
     expect((await fetch(`${url}/docs/assets/redoc.standalone.js`)).status).toBe(200);

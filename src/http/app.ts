@@ -8,6 +8,7 @@ import { noteRoute } from './request-log.ts';
 import { mountSurfaces } from './surface.ts';
 import { mountApiDocs } from './api-docs.ts';
 import { mountHealth } from './health.ts';
+import { mountAdminApp } from './admin-app.ts';
 
 // The commerce routes are limited per key too, and a store's burst of deliveries by its signature checks, not by its address.
 const SERVER_API = /^\/api\/(?:v1|commerce)(?:\/|$)/;
@@ -44,5 +45,6 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   mountHealth(app, ctx);
   mountApiDocs(app, ctx, mountSurfaces(app, ctx));
   mountPages(app, ctx, options);
+  mountAdminApp(app);
   return app;
 }

@@ -9,6 +9,7 @@ import { demoProject } from '../domain/widget/widget-demo.ts';
 import { readRootFile, rootFileNames } from '../shared/assets.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
+import { assetResponse } from './static-asset.ts';
 import { widgetAsset, widgetVersion } from './widget-assets.ts';
 import { FAVICON_LINK, FAVICON_PATH, faviconResponse } from './favicon.ts';
 
@@ -178,20 +179,14 @@ function referralPage(db: AppContext['db'], rawCode: string): Response {
 function widgetFile(event: H3Event, path: string): Response {
   const asset = widgetAsset(path);
   if (!asset) throw notFound(`The widget has no file ${path}; it may be from an older release, so reload the page.`);
-  const headers = {
+  return assetResponse(event, asset, {
     'content-type': 'text/javascript; charset=utf-8',
-    etag: asset.etag,
     // widget.js?v=VERSION (the current build's) may be kept a year: a new release has a new version.
     // Another or no version gets the current script, revalidated after 5 minutes.
     'cache-control': path === WIDGET_SCRIPT && getQuery(event).v !== widgetVersion()
       ? 'public, max-age=300, stale-while-revalidate=86400' : 'public, max-age=31536000, immutable',
     'cross-origin-resource-policy': 'cross-origin',
-    vary: 'Accept-Encoding',
-  };
-  if (event.req.headers.get('if-none-match')?.split(/\s*,\s*/).includes(asset.etag)) return new Response(null, { status: 304, headers });
-  const accepted = event.req.headers.get('accept-encoding') ?? '';
-  const [body, encoding] = /\bbr\b/.test(accepted) ? [asset.brotli, 'br'] : /\bgzip\b/.test(accepted) ? [asset.gzipped, 'gzip'] : [asset.code, null];
-  return new Response(new Uint8Array(body), { headers: { ...headers, ...(encoding ? { 'content-encoding': encoding } : {}) } });
+  });
 }
 
 /** The widget's strings for one language: public, the same for everyone, cached a day. */
