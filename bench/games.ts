@@ -49,7 +49,7 @@ async function playRate() {
   const { project } = createProject(db, store.box, { name: 'Bench' }, NOW);
   const game = createItem(db, games, project.id, {
     key: null, name: 'Wheel', description: null, imageUrl: null, type: 'SPIN_WHEEL', pointsCost: 1, maxPlaysPerUser: null, dailyPlaysLimit: null, cooldownMinutes: 0, prizes: [{ name: 'Miss', value: 0, weight: 3 }, { name: 'Win', value: 5, weight: 1 }],
-    streakBonuses: [], checkinPoints: 0, isActive: true,
+    streakBonuses: [], checkinPoints: 0, showOdds: true, isActive: true,
   }, NOW);
   const ids = Array.from({ length: 1000 }, (_, i) => `m${i}`);
   db.transaction(() => {

@@ -3489,6 +3489,8 @@ export interface operations {
                                 bonus: number;
                             }[];
                             /** @default true */
+                            showOdds: boolean;
+                            /** @default true */
                             isActive: boolean;
                             createdAt: string;
                             updatedAt: string;
@@ -3554,6 +3556,8 @@ export interface operations {
                         bonus: number;
                     }[];
                     /** @default true */
+                    showOdds?: boolean;
+                    /** @default true */
                     isActive?: boolean;
                 };
             };
@@ -3597,6 +3601,8 @@ export interface operations {
                             day: number;
                             bonus: number;
                         }[];
+                        /** @default true */
+                        showOdds: boolean;
                         /** @default true */
                         isActive: boolean;
                         createdAt: string;
@@ -3664,6 +3670,8 @@ export interface operations {
                             day: number;
                             bonus: number;
                         }[];
+                        /** @default true */
+                        showOdds: boolean;
                         /** @default true */
                         isActive: boolean;
                         createdAt: string;
@@ -3736,6 +3744,8 @@ export interface operations {
                             bonus: number;
                         }[];
                         /** @default true */
+                        showOdds: boolean;
+                        /** @default true */
                         isActive: boolean;
                         createdAt: string;
                         updatedAt: string;
@@ -3799,6 +3809,8 @@ export interface operations {
                         bonus: number;
                     }[];
                     /** @default true */
+                    showOdds?: boolean;
+                    /** @default true */
                     isActive?: boolean;
                 };
             };
@@ -3842,6 +3854,8 @@ export interface operations {
                             day: number;
                             bonus: number;
                         }[];
+                        /** @default true */
+                        showOdds: boolean;
                         /** @default true */
                         isActive: boolean;
                         createdAt: string;
@@ -4926,6 +4940,7 @@ export interface operations {
                             signUpUrl: string | null;
                             signInUrl: string | null;
                             programName: string | null;
+                            launcherText: string | null;
                             allowedOrigins: string[];
                         };
                         rateLimits: {
@@ -5010,6 +5025,7 @@ export interface operations {
                         signUpUrl?: string | null;
                         signInUrl?: string | null;
                         programName?: string | null;
+                        launcherText?: string | null;
                     };
                     rateLimits?: {
                         apiKey?: string | null;
@@ -5081,6 +5097,7 @@ export interface operations {
                             signUpUrl: string | null;
                             signInUrl: string | null;
                             programName: string | null;
+                            launcherText: string | null;
                             allowedOrigins: string[];
                         };
                         rateLimits: {
@@ -6954,6 +6971,7 @@ export interface operations {
                                 signUpUrl: string | null;
                                 signInUrl: string | null;
                                 programName: string | null;
+                                launcherText: string | null;
                             };
                         };
                         signUpUrl: string | null;
@@ -7080,6 +7098,7 @@ export interface operations {
                                 signUpUrl: string | null;
                                 signInUrl: string | null;
                                 programName: string | null;
+                                launcherText: string | null;
                             };
                         };
                         member: {
@@ -7574,6 +7593,13 @@ export interface operations {
                             name: string;
                             type: string;
                             pointsCost: number;
+                            prizes: {
+                                name: string;
+                                value: number;
+                                weight: number | null;
+                                odds: number | null;
+                            }[];
+                            showOdds: boolean;
                             multiplier: number;
                             availability: {
                                 reason: ("max" | "daily" | "cooldown") | null;

@@ -38,6 +38,17 @@ describe('punchcard claims and rewards draw', { timeout: 90_000 }, () => {
     expect(table.stdout).toContain('Mug');
   });
 
+  it('moves a CUSTOM claim from PENDING to DELIVERED (the shop delivers it its own way), and refuses a COUPON claim', async () => {
+    const call = await claim(await rewardId({ name: 'Thank-you call', type: 'CUSTOM', pointsCost: 5 }), 'caller');
+    expect(run(['claims', 'list', '--status', 'pending']).claims).toContainEqual(expect.objectContaining({ id: call, status: 'PENDING' }));
+    expect(run(['claims', 'fulfil', call])).toMatchObject({ id: call, status: 'DELIVERED' });
+    expect((await server.api.get('/api/v1/members/caller/claims')).body.claims[0]).toMatchObject({ id: call, status: 'DELIVERED' });
+    const code = await claim(await rewardId({ name: 'Five off', type: 'COUPON', pointsCost: 5, discountConfig: { type: 'FIXED_CART', value: 5 } }), 'coupon-holder');
+    const refused = punchcard(['--db', server.dbPath, 'claims', 'fulfil', code, '--project', server.projectId]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/only PHYSICAL and CUSTOM claims are fulfilled/);
+  });
+
   it('draws raffle winners once, at most one win per member, and the raffle takes no more entries', async () => {
     const raffle = await rewardId({ name: 'Bike raffle', type: 'RAFFLE', pointsCost: 1 });
     const entrants = ['r1', 'r2', 'r3', 'r4', 'r5'];

@@ -124,6 +124,22 @@ describe('the widget in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('shows nothing under the products while the page has no error to log (no empty grey bar)', async () => {
+    await loadDemo();
+    const errors = page.locator('#errors');
+    await expect(errors.isVisible()).resolves.toBe(false);
+    // The page ends with its products: nothing drawn below the last one.
+    const bottom = await page.evaluate(() => {
+      const last = (selector: string) => Math.max(...Array.from(document.querySelectorAll(selector), (el) => el.getBoundingClientRect().bottom));
+      return { products: last('.product'), page: last('body > :not(script):not([data-punchcard])') };
+    });
+    expect(bottom.page).toBe(bottom.products);
+    await screenshot('widget-48-demo-page.png');
+    // An error still shows, where it did.
+    await page.evaluate(() => { document.getElementById('errors')!.textContent = 'Something failed\n'; });
+    await expect(errors.isVisible()).resolves.toBe(true);
+  });
+
   it('speaks the language init asks for, with numbers and dates in that locale', async () => {
     await loadDemo('?language=fr');
     await expect(launcher().getAttribute('aria-label')).resolves.toBe('Ouvrir les récompenses, 1\u202f250 points');
@@ -260,6 +276,8 @@ describe('the widget in Chromium', () => {
 
     await section('Rewards');
     await dialog().getByRole('button', { name: 'Claim' }).click();
+    // It asks first: the question's own Claim spends.
+    await dialog().getByRole('group', { name: 'Spend 100 points on 10% off?' }).getByRole('button', { name: 'Claim' }).click();
     await dialog().getByText('Your coupon code').waitFor();
     const couponCode = server.ctx.db.prepare('SELECT coupon_code FROM reward_claims ORDER BY id DESC LIMIT 1').pluck().get() as string;
     await dialog().getByText(couponCode).waitFor();

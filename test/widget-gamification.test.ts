@@ -94,7 +94,8 @@ describe('GET /api/widget/games, POST /games/{id}/play, GET and POST /games/{id}
     expect(all.body.games.map((g: { name: string }) => g.name)).toEqual(['Wheel', 'Daily']);
     expect(all.body.games[0]).toEqual({
       id: wheelId, name: 'Wheel', description: null, imageUrl: null, type: 'SPIN_WHEEL', pointsCost: 5, maxPlaysPerUser: null, dailyPlaysLimit: null,
-      cooldownMinutes: 10, prizes: PRIZES, checkinPoints: 0, streakBonuses: [], multiplier: 1, availability: { reason: null, availableAt: null },
+      cooldownMinutes: 10, prizes: [{ ...PRIZES[0], odds: 0.25 }, { ...PRIZES[1], odds: 0.75 }], checkinPoints: 0, streakBonuses: [], showOdds: true, multiplier: 1,
+      availability: { reason: null, availableAt: null },
     });
     await setFeatures({ checkin: false });
     expect((await w.get('/games')).body.games.map((g: { name: string }) => g.name)).toEqual(['Wheel']);

@@ -227,6 +227,8 @@ describe('rewards, numbers, limits and words', () => {
     for (const name of ['Zehn Euro', 'Tasse']) {
       const card = dialog().locator('.card', { hasText: name });
       await card.getByRole('button', { name: 'Einlösen' }).click();
+      // It asks first, in German: the question's own button spends.
+      await card.getByRole('group', { name: new RegExp(`^${name === 'Tasse' ? 50 : 100} Punkte für ${name} einlösen\\?$`) }).getByRole('button', { name: 'Einlösen' }).click();
       await card.getByText('Eingelöst!').waitFor();
     }
     const claims = (await server.api.get('/api/v1/members/dora/claims')).body.claims as { id: string; reward: { name: string } }[];

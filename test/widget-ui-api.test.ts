@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { fulfilClaim } from '../src/domain/rewards/claims.ts';
 import { EN, KEYS } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
 import { client } from './helpers/http.ts';
@@ -129,5 +130,74 @@ describe('POST /api/widget/quests/{id}/report ("I did it")', () => {
     expect(tableCounts(server)).toEqual(counts);
     expect((await server.api.post('/api/v1/quests', { name: 'Bad link', completionMode: 'MANUAL', linkUrl: 'javascript:alert(1)' })).body.message)
       .toMatch(/"linkUrl" must be an http or https URL/);
+  });
+});
+
+// Issue 48 through the widget API: the launcher's text (a widget setting), what games give and
+// their odds where the operator shows them, and a CUSTOM claim's fulfilment status.
+describe('the launcher\'s text (widget.launcherText)', () => {
+  it('is null until set, 1–40 characters of one line, the same in every language, in init and the guest view', async () => {
+    const w = await shopper('launched');
+    const anon = client(server.url);
+    const settings = async () => ({
+      init: (await w.post('/init', { languages: ['ar'] })).body.project.widgetSettings.launcherText,
+      guest: (await anon.get(`/api/widget/guest?publicKey=${server.publishableKey}&languages=de`)).body.project.widgetSettings.launcherText,
+      project: (await server.api.get('/api/v1/project')).body.widget.launcherText,
+    });
+    expect(await settings()).toEqual({ init: null, guest: null, project: null });
+    const forty = 'Bean Club rewards, for every cup you buy';
+    expect(forty).toHaveLength(40);
+    expect((await server.api.patch('/api/v1/project', { widget: { launcherText: forty } })).status).toBe(200);
+    expect(await settings()).toEqual({ init: forty, guest: forty, project: forty });
+    for (const [bad, message] of [['', /must not be empty/], ['   ', /must not be empty or blank/], [`${forty}!`, /at most 40 characters/], ['Two\nlines', /control characters/], [7, /must be a string/]] as const) {
+      const res = await server.api.patch('/api/v1/project', { widget: { launcherText: bad } });
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.body.message).toMatch(/"widget\.launcherText"/);
+      expect(res.body.message).toMatch(message);
+    }
+    expect((await settings()).init).toBe(forty);
+    expect((await server.api.patch('/api/v1/project', { widget: { launcherText: null } })).status).toBe(200);
+    expect(await settings()).toEqual({ init: null, guest: null, project: null });
+  });
+});
+
+describe('GET /api/widget/games: what each game gives, and its odds where the operator shows them', () => {
+  it('gives each prize its chance (weight / total) by default, and neither odds nor weights with showOdds off', async () => {
+    const shown = await create('games', { name: 'Odds wheel', type: 'SPIN_WHEEL', prizes: [{ name: 'Ten', value: 10, weight: 1 }, { name: 'Two', value: 2, weight: 3 }, { name: 'Decoy', value: 500, weight: 0 }] });
+    const hidden = await create('games', { name: 'Secret dice', type: 'DICE', showOdds: false, prizes: [{ name: 'Five', value: 5, weight: 9 }, { name: 'None', value: 0, weight: 1 }] });
+    expect((await server.api.get(`/api/v1/games/${shown}`)).body.showOdds).toBe(true);
+    expect((await server.api.get(`/api/v1/games/${hidden}`)).body).toMatchObject({ showOdds: false, prizes: [{ name: 'Five', weight: 9 }, { name: 'None', weight: 1 }] });
+    const w = await shopper('odds');
+    const games = (await w.get('/games')).body.games as { id: string; showOdds: boolean; prizes: unknown[] }[];
+    expect(games.find((game) => game.id === shown)).toMatchObject({
+      showOdds: true,
+      prizes: [{ name: 'Ten', value: 10, weight: 1, odds: 0.25 }, { name: 'Two', value: 2, weight: 3, odds: 0.75 }, { name: 'Decoy', value: 500, weight: 0, odds: 0 }],
+    });
+    expect(games.find((game) => game.id === hidden)).toMatchObject({
+      showOdds: false, prizes: [{ name: 'Five', value: 5, weight: null, odds: null }, { name: 'None', value: 0, weight: null, odds: null }],
+    });
+    // The operator turns them on for the dice: the widget shows them at once.
+    expect((await server.api.patch(`/api/v1/games/${hidden}`, { showOdds: true })).status).toBe(200);
+    expect((await w.get('/games')).body.games.find((game: { id: string }) => game.id === hidden).prizes.map((prize: { odds: number }) => prize.odds)).toEqual([0.9, 0.1]);
+    expect((await server.api.post('/api/v1/games', { name: 'Bad', type: 'DICE', showOdds: 'yes', prizes: [{ name: 'X', value: 1, weight: 1 }] })).status).toBe(400);
+    for (const id of [shown, hidden]) expect((await server.api.delete(`/api/v1/games/${id}`)).status).toBe(200);
+  });
+});
+
+describe('a CUSTOM reward\'s claim', () => {
+  it('is PENDING until the shop marks it fulfilled, as a PHYSICAL one; a COUPON claim is not fulfilled', async () => {
+    const call = await create('rewards', { name: 'Thank-you call', type: 'CUSTOM', pointsCost: 5 });
+    const coupon = await create('rewards', { name: 'Five off', type: 'COUPON', pointsCost: 5, discountConfig: { type: 'FIXED_CART', value: 5 } });
+    const w = await shopper('customer', 20);
+    const claimed = await w.post('/rewards', { rewardId: call });
+    expect(claimed.status, claimed.text).toBe(200);
+    expect(claimed.body.claim).toMatchObject({ status: 'PENDING', reward: { type: 'CUSTOM' } });
+    const claimId = claimed.body.claim.id as string;
+    expect((await w.get('/claims')).body.claims[0]).toMatchObject({ id: claimId, status: 'PENDING' });
+    fulfilClaim(server.ctx.db, server.projectId, claimId, 'DELIVERED', server.clock.now());
+    expect((await w.get('/claims')).body.claims[0]).toMatchObject({ id: claimId, status: 'DELIVERED' });
+    const couponClaim = (await w.post('/rewards', { rewardId: coupon })).body.claim;
+    expect(couponClaim.status).toBe('COMPLETED');
+    expect(() => fulfilClaim(server.ctx.db, server.projectId, couponClaim.id, 'DELIVERED', server.clock.now())).toThrow(/only PHYSICAL and CUSTOM claims are fulfilled/);
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { fulfilClaim } from '../src/domain/rewards/claims.ts';
 import { EN, KEYS, LANGUAGES, type Key } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
 import { startTestServer, TestClock, type TestProject, type TestServer } from './helpers/server.ts';
@@ -424,6 +425,7 @@ describe('looks the same everywhere (item 14)', () => {
       await launcher().click();
       await section('rewards');
       await dialog().locator('.card', { hasText: 'Free shipping' }).getByRole('button', { name: 'Claim' }).click();
+      await dialog().getByRole('group', { name: 'Spend 200 points on Free shipping?' }).getByRole('button', { name: 'Claim' }).click();
       const code = dialog().locator('.coupon');
       await code.waitFor();
       const lines = await code.evaluate((el) => {
@@ -505,4 +507,280 @@ describe('screenshots', () => {
       await page.setViewportSize({ width: 1280, height: 800 });
     }
   }, 120_000);
+});
+
+// Issue 48, the widget where shoppers spend: a claim asks first (item 11), games show what they
+// give and its odds (12), a custom claim says where it stands and a referral code stays whole (13),
+// and the launcher's own text. Each is looked at in English and Arabic (screenshots widget-48-*).
+
+/** A new member with points, for one test alone. */
+async function member(externalId: string, points: number) {
+  expect((await server.api.post('/api/v1/members', { externalId })).status).toBe(201);
+  expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points })).status).toBe(200);
+}
+const balanceOf = async (externalId: string) => (await server.api.get(`/api/v1/members/${externalId}`)).body.points as number;
+/** Arabic's sentence as the widget writes it: numbers in the locale, names isolated (FSI…PDI). */
+const arabic = (key: Key, values: Record<string, string | number>) => word('ar', key).replace(/\{(\w)\}/g, (_, name: string) =>
+  (typeof values[name] === 'number' ? new Intl.NumberFormat('ar').format(values[name]) : `\u2068${values[name]}\u2069`));
+/** The POSTs of reward claims the page sends. */
+function claimPosts() {
+  const posts: string[] = [];
+  const onRequest = (request: { url(): string; method(): string }) => {
+    if (request.method() === 'POST' && request.url().endsWith('/api/widget/rewards')) posts.push(request.url());
+  };
+  page.on('request', onRequest);
+  return { posts, stop: () => page.off('request', onRequest) };
+}
+const card = (name: string) => dialog().locator('.card', { hasText: name });
+
+describe('a claim asks before it spends (issue 48, item 11)', () => {
+  it('names the reward and its cost; focus moves in, Escape or Cancel keep the points; a double tap claims once', async () => {
+    await member('eve', 3000);
+    const { posts, stop } = claimPosts();
+    try {
+      await startWidget({ externalId: 'eve' });
+      await launcher().click();
+      await section('rewards');
+      const percent = card('10% off your order');
+      await percent.getByRole('button', { name: 'Claim' }).click();
+      const question = percent.getByRole('group', { name: 'Spend 500 points on 10% off your order?' });
+      await question.waitFor();
+      await expect.poll(focused).toMatchObject({ inDialog: true, name: 'Cancel' });
+      expect(await axeViolations(), 'question').toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-48-claim-ask-en.png') });
+      // Escape cancels the question, not the drawer; focus is back on Claim.
+      await page.keyboard.press('Escape');
+      await question.waitFor({ state: 'detached' });
+      await expect(dialog().count()).resolves.toBe(1);
+      await expect.poll(focused).toMatchObject({ inDialog: true, name: 'Claim' });
+      // By keyboard: Enter asks, and Enter again (on Cancel) spends nothing.
+      await page.keyboard.press('Enter');
+      await question.waitFor();
+      await page.keyboard.press('Enter');
+      await question.waitFor({ state: 'detached' });
+      expect(posts).toEqual([]);
+
+      // Yes, tapped twice before the widget can redraw (two clicks in one task): one claim.
+      await percent.getByRole('button', { name: 'Claim' }).click();
+      await question.getByRole('button', { name: 'Claim' }).evaluate((button: HTMLElement) => {
+        button.click();
+        button.click();
+      });
+      await percent.getByRole('status').getByText('Claimed!').waitFor();
+      await expect.poll(focused).toMatchObject({ inDialog: true, name: expect.stringMatching(/^Claimed!/) });
+      expect(posts).toHaveLength(1);
+
+      // A double tap on Claim asks (its second tap lands on the question's text); a double tap on the question's Claim claims once.
+      const shipping = card('Free shipping');
+      await shipping.getByRole('button', { name: 'Claim' }).dblclick();
+      const asked = shipping.getByRole('group', { name: 'Spend 200 points on Free shipping?' });
+      await asked.waitFor();
+      expect(posts).toHaveLength(1);
+      await asked.getByRole('button', { name: 'Claim' }).dblclick();
+      await shipping.locator('.coupon').waitFor();
+      expect(posts).toHaveLength(2);
+      await expect.poll(() => balanceOf('eve')).toBe(2300);
+      const claims = (await server.api.get('/api/v1/members/eve/claims')).body.claims as { reward: { name: string } }[];
+      expect(claims.map((claim) => claim.reward.name)).toEqual(['Free shipping', '10% off your order']);
+      await expect(launcher().textContent()).resolves.toContain('2,300');
+
+      // In Arabic at 320 px: the question in Arabic, the reward's name kept whole in its own direction.
+      await page.setViewportSize({ width: 320, height: 640 });
+      await startWidget({ externalId: 'eve', language: 'ar', path: '/rtl' });
+      await launcher().click();
+      await section('rewards', 'ar');
+      const mug = card('Free coffee mug');
+      await mug.getByRole('button', { name: word('ar', 'claim') }).click();
+      const arQuestion = mug.getByRole('group');
+      await expect(arQuestion.locator('p').textContent()).resolves.toBe(arabic('spendAsk', { n: 1500, x: 'Free coffee mug' }));
+      await expect.poll(focused).toMatchObject({ inDialog: true, name: word('ar', 'cancel') });
+      const box = (await mug.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(320);
+      expect(await axeViolations(), 'question ar 320').toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-48-claim-ask-ar-320.png') });
+      await arQuestion.getByRole('button', { name: word('ar', 'cancel') }).click();
+      await arQuestion.waitFor({ state: 'detached' });
+      expect(posts).toHaveLength(2);
+      expect(await balanceOf('eve')).toBe(2300);
+    } finally {
+      stop();
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  }, 60_000);
+});
+
+describe('games show what can be won (issue 48, item 12)', () => {
+  it('writes each prize on its wheel segment, lists every game\'s prizes with their odds where shown, and stops on the prize won', async () => {
+    const names = ['Ten', 'Twenty', 'Fifty', 'Hundred', 'Nothing', 'Jackpot'];
+    const weights = [30, 25, 20, 14, 10, 1];
+    await create('games', { name: 'Prize wheel', type: 'SPIN_WHEEL', prizes: names.map((name, i) => ({ name, value: [10, 20, 50, 100, 0, 500][i], weight: weights[i] })) });
+    await create('games', { name: 'Mystery dice', type: 'DICE', showOdds: false, prizes: [{ name: 'Five', value: 5, weight: 1 }, { name: 'None', value: 0, weight: 1 }] });
+    await member('fay', 500);
+    await startWidget({ externalId: 'fay' });
+    await launcher().click();
+    await section('games');
+    const wheel = card('Prize wheel');
+    /** Each label of the wheel: its text, and the angle of its middle from the wheel's top, clockwise. */
+    const labels = () => wheel.getByTestId('wheel').evaluate((el) => {
+      const c = el.getBoundingClientRect();
+      return Array.from(el.querySelectorAll('span'), (span) => {
+        const r = span.getBoundingClientRect();
+        const x = r.left + r.width / 2 - (c.left + c.width / 2);
+        const y = r.top + r.height / 2 - (c.top + c.height / 2);
+        return { name: span.textContent, angle: ((Math.atan2(x, -y) * 180) / Math.PI + 360) % 360 };
+      });
+    });
+    const idle = await labels();
+    expect(idle.map((label) => label.name)).toEqual(names);
+    // Each in the middle of its 60° segment (10° either side to spare).
+    expect(idle.filter((label, i) => label.angle < i * 60 + 10 || label.angle > (i + 1) * 60 - 10)).toEqual([]);
+    const prizes = (name: string) => card(name).getByRole('list', { name: 'What you can win' }).getByRole('listitem').allTextContents();
+    await expect(prizes('Prize wheel')).resolves.toEqual(['Ten · 30% chance', 'Twenty · 25% chance', 'Fifty · 20% chance', 'Hundred · 14% chance', 'Nothing · 10% chance', 'Jackpot · 1% chance']);
+    await expect(prizes('Lucky wheel')).resolves.toEqual(['Fifty · 50% chance', 'Nothing · 50% chance']);
+    // The operator hides these odds: the prizes alone.
+    await expect(prizes('Mystery dice')).resolves.toEqual(['Five', 'None']);
+    await wheel.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-48-games-en.png') });
+
+    await wheel.getByRole('button', { name: 'Play' }).click();
+    await wheel.getByRole('status').getByText(/^(You won .*!|No prize this time)$/).waitFor();
+    const won = server.ctx.db.prepare(`SELECT prize_index FROM game_plays p JOIN members m ON m.id = p.member_id WHERE m.external_id = 'fay'`).pluck().get() as number;
+    // The wheel stops with the won prize's name under the pointer, at the top.
+    const stopped = await labels();
+    const top = stopped.reduce((best, label) => (Math.min(label.angle, 360 - label.angle) < Math.min(best.angle, 360 - best.angle) ? label : best));
+    expect(top.name).toBe(names[won]);
+    expect(Math.min(top.angle, 360 - top.angle)).toBeLessThan(10);
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-48-games-played-en.png') });
+
+    await page.setViewportSize({ width: 320, height: 640 });
+    try {
+      await startWidget({ externalId: 'fay', language: 'ar', path: '/rtl' });
+      await launcher().click();
+      await section('games', 'ar');
+      const list = card('Prize wheel').getByRole('list', { name: word('ar', 'prizes') });
+      await expect(list.getByRole('listitem').first().textContent()).resolves.toBe(`Ten · ${arabic('odds', { p: 30 })}`);
+      const box = (await card('Prize wheel').boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(320);
+      expect(await axeViolations(), 'games ar 320').toEqual([]);
+      await card('Prize wheel').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-48-games-ar-320.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  }, 60_000);
+});
+
+describe('a custom reward says where it stands, and a referral code stays whole (issue 48, item 13)', () => {
+  it('shows a CUSTOM claim as being prepared, then delivered once the shop fulfils it, never "Ready to use"', async () => {
+    await create('rewards', { name: 'Thank-you call', type: 'CUSTOM', pointsCost: 100 });
+    await member('gus', 1000);
+    await page.setViewportSize({ width: 320, height: 640 });
+    try {
+      await startWidget({ externalId: 'gus', language: 'ar', path: '/rtl' });
+      await launcher().click();
+      await section('rewards', 'ar');
+      const call = card('Thank-you call');
+      await call.getByRole('button', { name: word('ar', 'claim') }).click();
+      await call.getByRole('group').getByRole('button', { name: word('ar', 'claim') }).click();
+      await expect(call.getByTestId('claim-status').textContent()).resolves.toBe(word('ar', 's_PENDING'));
+      expect(await axeViolations(), 'custom claim ar 320').toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-48-custom-claim-ar-320.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    await startWidget({ externalId: 'gus' });
+    await launcher().click();
+    await section('myRewards');
+    const mine = dialog().getByTestId('my-rewards').getByRole('listitem').filter({ hasText: 'Thank-you call' });
+    await mine.getByText('Being prepared').waitFor();
+    await expect(dialog().getByText('Ready to use').count()).resolves.toBe(0);
+    const [claim] = (await server.api.get('/api/v1/members/gus/claims')).body.claims as { id: string }[];
+    fulfilClaim(server.ctx.db, server.projectId, claim!.id, 'DELIVERED', server.clock.now());
+    await section('myRewards');
+    await mine.getByText('Delivered').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-48-custom-delivered-en.png') });
+  });
+
+  it('keeps the referral code on one line at any width, the link wrapping before it', async () => {
+    expect((await server.api.patch('/api/v1/project', { referral: { referralUrl: 'https://coffee-beans-and-more.example/pages/refer-a-friend' } })).status).toBe(200);
+    try {
+      for (const [language, path] of [['en', '/'], ['ar', '/rtl']] as const) {
+        await page.setViewportSize({ width: 320, height: 640 });
+        await startWidget({ externalId: 'gus', language, path });
+        await launcher().click();
+        await section('referrals', language);
+        const link = dialog().getByTestId('referral-link');
+        const code = server.ctx.db.prepare(`SELECT r.code FROM referral_codes r JOIN members m ON m.id = r.member_id WHERE m.external_id = 'gus'`).pluck().get() as string;
+        await expect(link.textContent()).resolves.toBe(`https://coffee-beans-and-more.example/pages/refer-a-friend?ref=${code}`);
+        await page.screenshot({ path: join(ARTIFACTS, `widget-48-referral-${language}-320.png`) });
+        // Every width from 80 to 300 px: the link takes as many lines as it needs, the code one.
+        const widths = await link.evaluate((el: HTMLElement, whole: string) => {
+          const lines = (node: Node) => {
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+          };
+          const codeNode = Array.from(el.querySelectorAll('span')).find((span) => span.textContent === whole)!;
+          const seen: { width: number; link: number; code: number }[] = [];
+          for (let width = 80; width <= 300; width += 2) {
+            el.style.flex = `0 0 ${width}px`;
+            seen.push({ width, link: lines(el), code: lines(codeNode) });
+          }
+          el.style.flex = '';
+          return seen;
+        }, code);
+        expect(widths.filter((seen) => seen.code !== 1), language).toEqual([]);
+        expect(Math.max(...widths.map((seen) => seen.link)), language).toBeGreaterThan(3);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      expect((await server.api.patch('/api/v1/project', { referral: { referralUrl: null } })).status).toBe(200);
+    }
+  });
+});
+
+describe('the launcher\'s own text (widget.launcherText)', () => {
+  it('shows the shop\'s text before the balance, cut short at 320 px, to members and guests, in any language', async () => {
+    await member('hal', 700);
+    const text = 'Bean Club: your rewards for every coffee';
+    expect((await server.api.patch('/api/v1/project', { widget: { launcherText: text } })).status).toBe(200);
+    try {
+      await startWidget({ externalId: 'hal' });
+      await expect(launcher().locator('bdi').textContent()).resolves.toBe(text);
+      await expect(launcher().getAttribute('aria-label')).resolves.toBe(`${text}, 700 points`);
+      await expect(launcher().textContent()).resolves.toBe(`${text} 700`);
+      await page.screenshot({ path: join(ARTIFACTS, 'widget-48-launcher-en.png') });
+      await page.setViewportSize({ width: 320, height: 640 });
+      for (const [language, path] of [['en', '/'], ['ar', '/rtl']] as const) {
+        await startWidget({ externalId: 'hal', language, path });
+        const box = (await launcher().boundingBox())!;
+        expect(box.x, language).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, language).toBeLessThanOrEqual(320);
+        // Too long for a phone: it ends in an ellipsis, and the button's name still says all of it.
+        await expect(launcher().locator('bdi').evaluate((el) => el.scrollWidth > el.clientWidth && getComputedStyle(el).textOverflow === 'ellipsis')).resolves.toBe(true);
+        await expect(launcher().getAttribute('aria-label')).resolves.toBe(language === 'en' ? `${text}, 700 points` : `${text}, ${arabic('cost', { n: 700 })}`);
+        await expect(launcher().textContent()).resolves.toContain(new Intl.NumberFormat(language).format(700));
+        expect(await axeViolations(), `launcher ${language} 320`).toEqual([]);
+        await page.screenshot({ path: join(ARTIFACTS, `widget-48-launcher-${language}-320.png`) });
+      }
+      // A visitor who is not signed in sees it instead of "Open rewards".
+      await page.goto(`${shopUrl}/`);
+      await page.addScriptTag({ url: `${server.url}/widget.js` });
+      await page.evaluate((publicKey) => new Promise<void>((resolve) => {
+        (window as unknown as { Punchcard: { init(config: unknown): void } }).Punchcard.init({ publicKey, onReady: resolve });
+      }), server.publishableKey);
+      await expect(launcher().locator('bdi').textContent()).resolves.toBe(text);
+      await launcher().click();
+      await dialog().getByTestId('guest').waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      expect((await server.api.patch('/api/v1/project', { widget: { launcherText: null } })).status).toBe(200);
+    }
+    // Back to the default: the balance alone.
+    await startWidget({ externalId: 'hal' });
+    await expect(launcher().textContent()).resolves.toBe(' 700');
+    await expect(launcher().getAttribute('aria-label')).resolves.toBe('Open rewards, 700 points');
+  });
 });

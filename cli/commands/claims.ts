@@ -3,7 +3,7 @@ import { drawRaffle, fulfilClaim, FULFILMENT_STATUSES, listClaims } from '../../
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
-export const claimsCommand = new Command('claims').description('reward claims: list them, move a PHYSICAL claim through fulfilment');
+export const claimsCommand = new Command('claims').description('reward claims: list them, move a PHYSICAL or CUSTOM claim through fulfilment');
 
 claimsCommand.command('list')
   .description('list claims, newest first')
@@ -20,7 +20,7 @@ claimsCommand.command('list')
   }));
 
 claimsCommand.command('fulfil')
-  .description('set the fulfilment status of a PHYSICAL claim')
+  .description('set the fulfilment status of a PHYSICAL or CUSTOM claim')
   .argument('<claimId>')
   .requiredOption('--project <projectId>', 'project')
   .option('--status <status>', `${FULFILMENT_STATUSES.join(', ')}`, 'DELIVERED')

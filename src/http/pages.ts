@@ -37,6 +37,7 @@ function pageHeaders(script?: { nonce: string }): Record<string, string> {
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:860px;margin:0 auto;padding:24px;line-height:1.5;color:#1f2937}
 a{color:#4f46e5}code{background:#f3f4f6;padding:1px 5px;border-radius:4px}pre{background:#f3f4f6;padding:12px;border-radius:8px;overflow-x:auto}pre code{padding:0}
+pre:empty{display:none}
 table{border-collapse:collapse}td,th{border:1px solid #e5e7eb;padding:4px 8px;text-align:left;vertical-align:top}
 .products{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:16px}
 .product{border:1px solid #e5e7eb;border-radius:12px;padding:16px}.product div{height:90px;border-radius:8px;background:#eef2ff;margin-bottom:8px}

@@ -74,6 +74,8 @@ export const projectPatchBody = v.strictObject({
     signUpUrl: v.optional(v.nullable(httpUrl)),
     signInUrl: v.optional(v.nullable(httpUrl)),
     programName: v.optional(v.nullable(v.pipe(text(100), v.minLength(1, 'must not be empty')))),
+    // Blank would draw an empty launcher.
+    launcherText: v.optional(v.nullable(v.pipe(text(40), v.check((value) => value.trim() !== '', 'must not be empty or blank')))),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
 });

@@ -58,6 +58,8 @@ export interface WidgetSettings {
   theme: Theme;
   /** The programme's name in the header; null: the project's name. */
   programName: string | null;
+  /** The launcher's text in every language; null: the balance for a member, "Open rewards" for a guest. */
+  launcherText: string | null;
 }
 
 export interface Member {

@@ -86,6 +86,8 @@ function Drawer({ open, setOpen, t, title, back, custom, position, opener, child
       const stops = tabbable(box);
       const inside = (box.getRootNode() as ShadowRoot).activeElement;
       const at = inside ? stops.indexOf(inside as HTMLElement) : -1;
+      // On what a section focused without making it a stop (a claim's note), the browser's own order goes on from there.
+      if (at < 0 && box.contains(inside)) return;
       const to = event.shiftKey ? (at <= 0 ? stops[stops.length - 1] : null) : (at === -1 || at === stops.length - 1 ? stops[0] : null);
       if (to) {
         event.preventDefault();
@@ -206,10 +208,11 @@ export function App({ init, call, t, theme, position, floating, bridge, onError 
   return (
     <Root theme={theme} language={language}>
       {floating && (
-        // The name says what the button shows: the balance.
-        <button ref={launcher} class={`launcher ${position}`} aria-label={`${t('open')}, ${t('cost', { n: member.points })}`} aria-expanded={open}
+        // The name says what the button shows: the shop's text, if any, and the balance.
+        <button ref={launcher} class={`launcher ${position}`} aria-label={`${settings.launcherText || t('open')}, ${t('cost', { n: member.points })}`} aria-expanded={open}
           aria-haspopup="dialog" onClick={() => setOpen(!open)}>
-          <Icon name="star" />{context.number(member.points)}
+          {/* The space: the visible text reads as the name begins ("Bean Club 700" in "Bean Club, 700 points"). */}
+          <Icon name="star" />{settings.launcherText && <bdi>{settings.launcherText}</bdi>} {context.number(member.points)}
         </button>
       )}
       <Drawer open={open} setOpen={setOpen} t={t} title={current ? t(current.id) : settings.programName || init.project.name}
@@ -244,7 +247,7 @@ export function GuestApp({ data, t, theme, position }: { data: GuestResponse; t:
   return (
     <Root theme={theme} language={data.language}>
       <button ref={launcher} class={`launcher ${position}`} aria-expanded={open} aria-haspopup="dialog" onClick={() => setOpen(!open)}>
-        <Icon name="star" />{t('open')}
+        <Icon name="star" /><bdi>{data.project.widgetSettings.launcherText || t('open')}</bdi>
       </button>
       <Drawer open={open} setOpen={setOpen} t={t} title={data.project.widgetSettings.programName || data.project.name} position={position} opener={launcher.current}>
         <div class="body" tabIndex={0}><Ctx.Provider value={context}><GuestView data={data} /></Ctx.Provider></div>

@@ -1,5 +1,6 @@
 // The widget's icons as inline SVG (24×24 strokes in the text colour): emoji render as boxes on
-// machines without an emoji font, and look different on every system that has one.
+// machines without an emoji font, and look different on every system that has one. Those only a
+// section's view draws are in panels/section-icons.ts, in its chunk: widget.js is within its budget.
 const PATHS = {
   star: 'M12 3l2.7 5.6 6.1.8-4.5 4.3 1.1 6.1L12 17l-5.4 2.8 1.1-6.1-4.5-4.3 6.1-.8z',
   back: 'M15 5l-7 7 7 7',
@@ -15,16 +16,13 @@ const PATHS = {
   share: 'M18 8a3 3 0 100-6 3 3 0 000 6zM6 15a3 3 0 100-6 3 3 0 000 6zM18 22a3 3 0 100-6 3 3 0 000 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
   trophy: 'M7 4h10v5a5 5 0 01-10 0zM7 6H3c0 3 2 5 4 5M17 6h4c0 3-2 5-4 5M12 14v4M8 21h8',
   clock: 'M12 21a9 9 0 100-18 9 9 0 000 18zM12 7v5l3 3',
-  fire: 'M12 22c4 0 7-3 7-7 0-5-5-8-5-13-3 2-4 5-4 8-1-1-2-2-2-4-2 2-3 5-3 9 0 4 3 7 7 7z',
-  lock: 'M6 11h12v10H6zM8 11V8a4 4 0 018 0v3',
   link: 'M10 14l4-4M8 11l-2 2a4 4 0 006 6l2-2M16 13l2-2a4 4 0 00-6-6l-2 2',
-  check: 'M5 12l5 5 9-10',
   bolt: 'M13 2L4 14h7l-1 8 9-12h-7z',
 } as const;
 
 export type IconName = keyof typeof PATHS;
 
-/** Decorative: the text beside an icon (or its button's label) says what it means. */
-export const Icon = ({ name }: { name: IconName }) => (
-  <svg class={`i i-${name}`} viewBox="0 0 24 24" aria-hidden="true"><path d={PATHS[name]} /></svg>
+/** Decorative: the text beside an icon (or its button's label) says what it means. A chunk passes its own icons' paths as `d`. */
+export const Icon = ({ name, d }: { name: IconName; d?: undefined } | { name: string; d: string }) => (
+  <svg class={`i i-${name}`} viewBox="0 0 24 24" aria-hidden="true"><path d={d ?? PATHS[name as IconName]} /></svg>
 );

@@ -11,8 +11,8 @@ button{cursor:pointer}
 :focus-visible{outline:3px solid var(--pc-primary);outline-offset:2px}
 .i{width:1.25em;height:1.25em;flex:none;vertical-align:-.25em;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round}
 [dir=rtl] .i-back{transform:scaleX(-1)}
-.launcher{position:fixed;bottom:20px;z-index:2147483000;height:52px;min-width:52px;padding:0 18px;border:0;border-radius:26px;background:var(--pc-primary);color:#fff;font-weight:600;font-size:15px;box-shadow:0 6px 20px rgba(0,0,0,.25);display:flex;align-items:center;gap:8px}
-.launcher .i{fill:currentColor}
+.launcher{position:fixed;bottom:20px;z-index:2147483000;height:52px;min-width:52px;padding:0 18px;border:0;border-radius:26px;background:var(--pc-primary);color:#fff;font-weight:600;font-size:15px;box-shadow:0 6px 20px rgba(0,0,0,.25);display:flex;align-items:center;gap:8px;max-width:calc(100vw - 40px)}
+.launcher .i{fill:currentColor}.launcher bdi{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .launcher:focus-visible{outline-color:var(--pc-text)}
 .left{left:20px}.right{right:20px}
 .backdrop{position:fixed;inset:0;z-index:2147482999;background:rgba(17,24,39,.3);animation:pc-fade var(--pc-speed)}

@@ -19,6 +19,8 @@ export const gameSchema = catalogItem({
   checkinPoints: v.optional(int(0), 0),
   streakBonuses: v.optional(v.pipe(v.array(v.strictObject({ day: int(1, 3660), bonus: int(0) }), 'must be an array'),
     v.maxLength(366, 'must hold at most 366 bonuses')), []),
+  /** Whether the widget shows each prize's odds (weight / total weight); the server API always has the weights. */
+  showOdds: v.optional(flag, true),
   isActive: v.optional(flag, true),
 });
 

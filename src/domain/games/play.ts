@@ -19,14 +19,14 @@ export const requireGame = (db: Db, projectId: string, gameId: string) => getIte
 
 /** A game as the widget shows it (SPEC 2, Game widget view), with its description, image and check-in points. */
 export type GameView = Pick<Game, 'id' | 'name' | 'description' | 'imageUrl' | 'type' | 'pointsCost' | 'maxPlaysPerUser' | 'dailyPlaysLimit'
-  | 'cooldownMinutes' | 'prizes' | 'checkinPoints' | 'streakBonuses'>;
+  | 'cooldownMinutes' | 'prizes' | 'checkinPoints' | 'streakBonuses' | 'showOdds'>;
 
 /** The widget's GET /games: the games a member can play now (switched on, not archived), in catalog order. */
 export function playableGames(db: Db, projectId: string): { games: GameView[] } {
   const live = liveItems(db, games, projectId).filter((game) => game.isActive);
   return {
-    games: live.map(({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses }) =>
-      ({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses })),
+    games: live.map(({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses, showOdds }) =>
+      ({ id, name, description, imageUrl, type, pointsCost, maxPlaysPerUser, dailyPlaysLimit, cooldownMinutes, prizes, checkinPoints, streakBonuses, showOdds })),
   };
 }
 

@@ -55,6 +55,8 @@ export interface Settings {
     signInUrl: string | null;
     /** The programme's name shoppers see in the widget's header; null shows the project's name. */
     programName: string | null;
+    /** The floating launcher's text, one for every language; null shows the default ("Open rewards" translated, the balance for a member). */
+    launcherText: string | null;
   };
   rateLimits: ProjectRateLimits;
 }
@@ -75,6 +77,7 @@ export const DEFAULT_SETTINGS: Settings = {
     signUpUrl: null,
     signInUrl: null,
     programName: null,
+    launcherText: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
 };

@@ -119,7 +119,11 @@ function toClaim(row: ClaimRow, reward: Reward, externalId: string): Claim {
   };
 }
 
-const INITIAL_STATUS: Record<RewardType, ClaimStatus> = { COUPON: 'COMPLETED', DIGITAL: 'COMPLETED', CUSTOM: 'COMPLETED', PHYSICAL: 'PENDING', RAFFLE: 'ENTERED' };
+/** A CUSTOM reward is the shop's to deliver, its own way: pending until the shop marks it fulfilled, like a PHYSICAL one. */
+const INITIAL_STATUS: Record<RewardType, ClaimStatus> = { COUPON: 'COMPLETED', DIGITAL: 'COMPLETED', CUSTOM: 'PENDING', PHYSICAL: 'PENDING', RAFFLE: 'ENTERED' };
+
+/** The rewards whose claims the shop fulfils (`fulfilClaim`). */
+const FULFILLED_TYPES: readonly RewardType[] = ['PHYSICAL', 'CUSTOM'];
 
 /** A coupon code: 12 readable characters (60 random bits), shown as XXXX-XXXX-XXXX. */
 const couponCode = (db: Db, projectId: string) => uniqueCode(
@@ -197,14 +201,14 @@ export function listClaims(db: Db, projectId: string, filter: { rewardId?: strin
 
 export const FULFILMENT_STATUSES = ['PENDING', 'SHIPPED', 'DELIVERED'] as const;
 
-/** `punchcard claims fulfil`: moves a PHYSICAL claim's fulfilment status. */
+/** `punchcard claims fulfil`: moves a PHYSICAL or CUSTOM claim's fulfilment status. */
 export function fulfilClaim(db: Db, projectId: string, claimId: string, status: (typeof FULFILMENT_STATUSES)[number], now: Date): Claim {
   return atomically(db, () => {
     const row = stmt<ClaimRow & { external_id: string }>(db, `${CLAIM_WITH_MEMBER} WHERE c.public_id = ? AND c.project_id = ?`)
       .get(claimId, projectId);
     if (!row) throw notFound(`No claim with id "${claimId}" in this project`);
     const reward = requireReward(db, projectId, row.reward_id);
-    if (reward.type !== 'PHYSICAL') throw badRequest(`The claim "${claimId}" is for a ${reward.type} reward; only PHYSICAL claims are fulfilled.`);
+    if (!FULFILLED_TYPES.includes(reward.type)) throw badRequest(`The claim "${claimId}" is for a ${reward.type} reward; only PHYSICAL and CUSTOM claims are fulfilled.`);
     stmt(db, 'UPDATE reward_claims SET status = ?, updated_at = ? WHERE id = ?').run(status, now.toISOString(), row.id);
     return toClaim({ ...row, status, updated_at: now.toISOString() }, reward, row.external_id);
   });

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.ts';
 import { nextLocalMidnight, projectTimeZone } from '../project/calendar.ts';
 import { checkinStatus } from '../games/checkin.ts';
-import { playableGames, requireGame, playLimit } from '../games/play.ts';
+import { playableGames, requireGame, playLimit, type GameView } from '../games/play.ts';
 import { requireMember } from '../members/members.ts';
 import type { EarningSource } from '../catalog/multiplier-kind.ts';
 import { activeMultipliers } from '../multipliers/earn.ts';
@@ -41,6 +41,15 @@ export function shareAvailability(db: Db, projectId: string, status: ShareStatus
 }
 
 /**
+ * What a shopper sees of a game's prizes: each one's chance (`odds`, weight / total weight) where
+ * the game shows its odds; where it does not, neither the odds nor the weights they come from.
+ */
+function prizesShown({ prizes, showOdds }: GameView) {
+  const total = prizes.reduce((sum, prize) => sum + prize.weight, 0);
+  return prizes.map(({ name, value, weight }) => (showOdds ? { name, value, weight, odds: weight / total } : { name, value, weight: null, odds: null }));
+}
+
+/**
  * The games as the widget shows them: `games` and `checkin` are separate features, so each shows
  * only its own kind. Each game says whether the member may play now and the multiplier its prizes get now.
  */
@@ -51,6 +60,7 @@ export function widgetGames(db: Db, projectId: string, externalId: string, confi
   return {
     games: live.map((game) => ({
       ...game,
+      prizes: prizesShown(game),
       multiplier: multiplierNow(db, projectId, now, game.type === 'DAILY_CHECKIN' ? 'checkin' : 'game'),
       availability: game.type === 'DAILY_CHECKIN' ? null : gameAvailability(db, projectId, game.id, externalId, now),
     })),

@@ -18,6 +18,7 @@ export const widgetSettings = v.object({
   signUpUrl: nullable(str),
   signInUrl: nullable(str),
   programName: nullable(str),
+  launcherText: nullable(str),
 });
 
 const limit = nullable(str);

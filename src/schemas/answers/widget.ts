@@ -77,8 +77,13 @@ export const claims = v.object({
   })),
 });
 
+/** `weight` and `odds` (weight / total weight) are null where the game does not show its odds (`showOdds` false). */
+const prizeShown = v.object({ name: str, value: int, weight: nullable(int), odds: nullable(num) });
+
 export const games = v.object({
-  games: v.array(v.object({ id: str, name: str, type: str, pointsCost: int, multiplier: num, availability: nullable(availability) })),
+  games: v.array(v.object({
+    id: str, name: str, type: str, pointsCost: int, prizes: v.array(prizeShown), showOdds: bool, multiplier: num, availability: nullable(availability),
+  })),
 });
 export const checkin = v.object({ ...checkinStatus.entries, multiplier: num, availability });
 export { checkinResult, playResult, shareResult };

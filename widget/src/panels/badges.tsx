@@ -1,6 +1,7 @@
 import { useContext } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import { Icon } from '../icons.tsx';
+import { LOCK } from './section-icons.ts';
 import type { Key } from '../strings.ts';
 import type { PanelProps } from './common.tsx';
 
@@ -19,7 +20,7 @@ function Grid({ badges, locked }: { badges: Badge[]; locked: boolean }) {
       {badges.map((badge) => (
         <li class={`badge${locked ? ' locked' : ''}`} key={badge.id}>
           {badge.imageUrl ? <img src={badge.imageUrl} alt="" /> : <Icon name="medal" />}
-          <b>{locked && <Icon name="lock" />} <bdi>{badge.name}</bdi></b>
+          <b>{locked && <Icon name="lock" d={LOCK} />} <bdi>{badge.name}</bdi></b>
           {badge.description && <bdi>{badge.description}</bdi>}
           <span class="muted">{badge.awardedAt ? date(badge.awardedAt) : t(`r_${badge.rarity}` as Key)}</span>
         </li>

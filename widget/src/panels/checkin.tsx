@@ -3,6 +3,7 @@ import { Ctx } from '../context.ts';
 import type { Availability } from '../api.ts';
 import { closedText, pointsText } from './words.ts';
 import { Icon } from '../icons.tsx';
+import { FIRE } from './section-icons.ts';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Checkin {
@@ -28,7 +29,7 @@ export function CheckinPanel({ data, reload }: PanelProps<Checkin>) {
   });
   return (
     <div>
-      <div class="big"><Icon name="fire" />{number(done?.newStreak ?? data.currentStreak)}</div>
+      <div class="big"><Icon name="fire" d={FIRE} />{number(done?.newStreak ?? data.currentStreak)}</div>
       <div class="muted">{t('streak')}</div>
       <p>{data.multiplier === 1 ? t('todayReward', { n: data.todayReward }) : `${t('checkin')}: ${pointsText(t, number, data.todayReward, data.multiplier)}`}</p>
       {data.nextStreakBonus && <p class="muted">{t('nextBonus', { n: data.nextStreakBonus.bonus, d: data.nextStreakBonus.daysAway })}</p>}

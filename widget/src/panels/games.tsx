@@ -4,10 +4,12 @@ import type { Availability } from '../api.ts';
 import { closedText, pointsText } from './words.ts';
 import { Icon, type IconName } from '../icons.tsx';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
+import { FIRE } from './section-icons.ts';
 
 export interface Game {
   id: string; name: string; type: string; pointsCost: number;
-  prizes: { name: string; value: number; weight: number }[];
+  /** `odds` (weight / total weight) is null where the operator does not show the game's odds. */
+  prizes: { name: string; value: number; odds: number | null }[];
   /** Why Play is closed now and until when (null for the check-in). */
   availability: Availability | null;
 }
@@ -17,8 +19,11 @@ interface Play { success: boolean; result: Result; member: { points: number } }
 
 /** The stages' styles, which come with this panel. */
 const STYLE = `.stage{height:120px;display:flex;align-items:center;justify-content:center;font-size:40px;overflow:hidden}
-.spin{flex-direction:column;font-size:18px;height:140px}
-.wheel{width:110px;height:110px;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
+.spin{flex-direction:column;font-size:18px;height:210px}
+.wheel{position:relative;width:180px;height:180px;flex:none;border-radius:50%;border:4px solid var(--pc-text);transition:transform calc(var(--pc-speed) * 8) cubic-bezier(.2,.8,.2,1)}
+.wheel>span{position:absolute;left:50%;top:calc(50% - 8px);width:86px;height:16px;padding:0 6px 0 14px;transform-origin:0 50%;text-align:right;font-size:11px;font-weight:700;line-height:16px;color:#fff;text-shadow:0 0 3px #000,0 0 2px #000;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.wheel>.flip{left:auto;right:50%;padding:0 14px 0 6px;transform-origin:100% 50%;text-align:left}
+.prizes{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0 8px}.prizes>li{padding:2px 8px;border-radius:999px;background:rgba(0,0,0,.06);font-size:12px}
 .reel{display:inline-block;width:44px}.spinning{animation:pc-spin calc(var(--pc-speed) / 2) linear infinite}
 @keyframes pc-spin{50%{transform:translateY(-30%);opacity:.3}}
 .die{animation:pc-roll calc(var(--pc-speed) * 2) ease-out}
@@ -30,7 +35,7 @@ const STYLE = `.stage{height:120px;display:flex;align-items:center;justify-conte
 .face{display:block;width:48px;height:48px;margin:0 6px;fill:var(--pc-bg);stroke:var(--pc-text);stroke-width:1.5}.face circle{fill:var(--pc-text);stroke:none}`;
 
 /** The slots' symbols, drawn (emoji are boxes where the machine has no emoji font). */
-const SYMBOLS: IconName[] = ['star', 'bolt', 'gift', 'fire', 'trophy'];
+const SYMBOLS: (IconName | null)[] = ['star', 'bolt', 'gift', null, 'trophy'];
 /** Where a die's pips are on its 3×3 grid, for faces 1 to 6. */
 const PIPS = [[4], [0, 8], [0, 4, 8], [0, 2, 6, 8], [0, 2, 4, 6, 8], [0, 2, 3, 5, 6, 8]];
 
@@ -39,6 +44,35 @@ const Die = ({ face }: { face: number }) => (
     {(PIPS[face - 1] ?? []).map((pip) => <circle key={pip} cx={7 + (pip % 3) * 8} cy={7 + Math.floor(pip / 3) * 8} r="2.6" />)}
   </svg>
 );
+
+/** A reel's symbol: the main script's icons, and (null) the flame this chunk carries. */
+const ReelSymbol = ({ index }: { index: number }) => {
+  const name = SYMBOLS[index % SYMBOLS.length];
+  return name ? <Icon name={name} /> : <Icon name="fire" d={FIRE} />;
+};
+
+/** A chance as a percentage, to one decimal (two significant digits below 1%); a chance too small to write is "<0.001". */
+function percent(odds: number, number: (n: number) => string): number | string {
+  const p = odds * 100;
+  if (p > 0 && p < 0.001) return `<${number(0.001)}`;
+  return p >= 1 ? Math.round(p * 10) / 10 : Number(p.toPrecision(2));
+}
+
+/** What the game can give, each prize with its chance where the operator shows the game's odds. */
+function Prizes({ game }: { game: Game }) {
+  const { t, number } = useContext(Ctx);
+  const label = `pc-prizes-${game.id}`;
+  return (
+    <>
+      <div class="muted" id={label}>{t('prizes')}</div>
+      <ul class="prizes" aria-labelledby={label}>
+        {game.prizes.map((prize, i) => (
+          <li key={i}><bdi>{prize.name}</bdi>{prize.odds !== null && <span class="muted"> · {t('odds', { p: percent(prize.odds, number) })}</span>}</li>
+        ))}
+      </ul>
+    </>
+  );
+}
 
 /** The animation of each game type, landing on what the server drew. */
 function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' | 'done'; result: Result | null }) {
@@ -50,11 +84,24 @@ function Stage({ game, phase, result }: { game: Game; phase: 'idle' | 'rolling' 
     const turn = phase === 'idle' ? 0 : 1440 - (prizeIndex + 0.5) * segment;
     const colors = ['var(--pc-primary)', '#f59e0b', '#10b981', '#ef4444'];
     const background = `conic-gradient(${game.prizes.map((_, i) => `${colors[i % 4]} ${i * segment}deg ${(i + 1) * segment}deg`).join(',')})`;
-    return <div class="stage spin" aria-hidden="true"><i class="pointer" /><div class="wheel" style={{ transform: `rotate(${turn}deg)`, background }} /></div>;
+    // Each segment carries its prize's name along the segment's middle (its angle from the top,
+    // clockwise): a label drawn eastwards from the hub turned by that angle less 90°. On the left
+    // half a label is drawn westwards instead (turned by the angle plus 90°), so that it reads
+    // upright, from the rim in, while the wheel stands still.
+    return (
+      <div class="stage spin" aria-hidden="true"><i class="pointer" />
+        <div class="wheel" data-testid="wheel" style={{ transform: `rotate(${turn}deg)`, background }}>
+          {game.prizes.map((prize, i) => {
+            const middle = (i + 0.5) * segment;
+            return <span key={i} dir="auto" class={middle > 180 ? 'flip' : ''} style={{ transform: `rotate(${middle > 180 ? middle + 90 : middle - 90}deg)` }}>{prize.name}</span>;
+          })}
+        </div>
+      </div>
+    );
   }
   if (game.type === 'SLOTS') {
     const reels = result?.animation.reels ?? [0, 1, 2];
-    return <div class="stage" aria-hidden="true">{reels.map((reel, i) => <span key={i} class={rolling ? 'reel spinning' : 'reel'}><Icon name={SYMBOLS[(rolling ? i : reel) % SYMBOLS.length]!} /></span>)}</div>;
+    return <div class="stage" aria-hidden="true">{reels.map((reel, i) => <span key={i} class={rolling ? 'reel spinning' : 'reel'}><ReelSymbol index={rolling ? i : reel} /></span>)}</div>;
   }
   if (game.type === 'DICE') {
     return <div class="stage" aria-hidden="true">{(result?.animation.dice ?? [6, 6]).map((face, i) => <span key={phase + i} class={phase === 'idle' ? '' : 'die'}><Die face={face} /></span>)}</div>;
@@ -95,6 +142,7 @@ function GameCard({ game, reload }: { game: Game; reload: () => void }) {
     <div class="card">
       <div class="row"><b class="grow"><bdi>{game.name}</bdi></b><span class="muted">{game.pointsCost ? t('cost', { n: game.pointsCost }) : t('free')}</span></div>
       <Stage game={game} phase={phase} result={result} />
+      <Prizes game={game} />
       <p role="status" aria-live="polite">{outcome}</p>
       <ErrorNote text={error} />
       <div class="row"><button class="btn" disabled={busy || !!closed} onClick={play}>{t('play')}</button><span class="muted">{closed}</span></div>

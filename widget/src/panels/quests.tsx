@@ -2,6 +2,7 @@ import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
 import { pointsText } from './words.ts';
 import { Icon } from '../icons.tsx';
+import { CHECK } from './section-icons.ts';
 import { ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 export interface Quest {
@@ -43,7 +44,7 @@ function QuestCard({ quest, reload }: { quest: Quest; reload: () => void }) {
       {/* One step needs no progress drawn; a few are drawn one by one, many as a bar. */}
       {quest.targetCount > 1 && (quest.targetCount <= MAX_STEPS ? (
         <ol class="steps" aria-label={steps}>
-          {Array.from({ length: quest.targetCount }, (_, i) => <li key={i} class={i < progress ? 'on' : ''}>{i < progress ? <Icon name="check" /> : number(i + 1)}</li>)}
+          {Array.from({ length: quest.targetCount }, (_, i) => <li key={i} class={i < progress ? 'on' : ''}>{i < progress ? <Icon name="check" d={CHECK} /> : number(i + 1)}</li>)}
         </ol>
       ) : (
         <div class="bar" role="progressbar" aria-valuemin={0} aria-valuemax={quest.targetCount} aria-valuenow={progress} aria-label={steps}>

@@ -1,6 +1,6 @@
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { Ctx } from '../context.ts';
-import { CopyButton, ErrorNote, useAction, type PanelProps } from './common.tsx';
+import { AskFirst, CopyButton, ErrorNote, useAction, type PanelProps } from './common.tsx';
 
 interface Referral {
   /** The shop's referral page with ?ref=CODE, or (until it has one) this server's /r/CODE landing page. */
@@ -21,8 +21,15 @@ export function shareLinks(url: string, email: string): [string, string][] {
   ];
 }
 
-/** Plain links, unlike the Share section's paid buttons. */
-const STYLE = '.soft{background:rgba(0,0,0,.07);color:var(--pc-text);font-weight:500}';
+/** Plain links, unlike the Share section's paid buttons; a code is never broken across lines. */
+const STYLE = '.soft{background:rgba(0,0,0,.07);color:var(--pc-text);font-weight:500}.whole{white-space:nowrap}';
+
+/** The link, its code kept whole: where the drawer is narrow, the address before it wraps instead. */
+function LinkText({ shareLink, referralCode }: { shareLink: string; referralCode: string }) {
+  const at = shareLink.lastIndexOf(referralCode);
+  if (at < 0) return <>{shareLink}</>;
+  return <>{shareLink.slice(0, at)}<span class="whole">{referralCode}</span>{shareLink.slice(at + referralCode.length)}</>;
+}
 
 /**
  * The member's link, copyable and sendable: plain links, set apart from the Share section, which
@@ -34,13 +41,6 @@ export function ReferralPanel({ data }: PanelProps<Referral>) {
   const { busy, error, run } = useAction();
   const [link, setLink] = useState({ referralCode: data.referralCode, shareLink: data.shareLink });
   const [asking, setAsking] = useState(false);
-  // The question takes focus from the button it replaces (to Cancel), and gives it back; not on first show.
-  const focusNext = useRef<HTMLDivElement>(null);
-  const shown = useRef(false);
-  useEffect(() => {
-    if (shown.current) focusNext.current?.querySelector<HTMLElement>('button:last-child')?.focus();
-    shown.current = true;
-  }, [asking]);
   const regenerate = () => run(async () => {
     setLink(await call<typeof link>('POST', '/referral/code'));
     setAsking(false);
@@ -50,7 +50,7 @@ export function ReferralPanel({ data }: PanelProps<Referral>) {
       <style>{STYLE}</style>
       <p>{t('referralDeal', { a: data.rewards.referrerReward, b: data.rewards.refereeReward })}</p>
       <h3>{t('yourLink')}</h3>
-      <div class="row"><span class="code grow" dir="ltr">{link.shareLink}</span><CopyButton text={link.shareLink} /></div>
+      <div class="row"><span class="code grow" dir="ltr" data-testid="referral-link"><LinkText {...link} /></span><CopyButton text={link.shareLink} /></div>
       <h3>{t('shareLink')}</h3>
       <ul class="row">
         {shareLinks(link.shareLink, t('email')).map(([name, href]) => <li key={name}><a class="btn soft" href={href} target="_blank" rel="noopener noreferrer">{name}</a></li>)}
@@ -61,12 +61,9 @@ export function ReferralPanel({ data }: PanelProps<Referral>) {
         <div><b>{number(data.stats.totalPointsEarned)}</b> <span class="muted">{t('points')}</span></div>
       </div>
       <ErrorNote text={error} />
-      {asking ? (
-        <div ref={focusNext} class="note" role="group" aria-labelledby="pc-new-code">
-          <p id="pc-new-code">{t('newCodeAsk')}</p>
-          <div class="row"><button class="btn" disabled={busy} onClick={regenerate}>{t('confirm')}</button><button class="btn ghost" onClick={() => setAsking(false)}>{t('cancel')}</button></div>
-        </div>
-      ) : <div ref={focusNext}><button class="btn ghost" onClick={() => setAsking(true)}>{t('newCode')}</button></div>}
+      <AskFirst id="pc-new-code" asking={asking} setAsking={setAsking} question={t('newCodeAsk')} yes={t('confirm')} busy={busy} onYes={regenerate}>
+        <button class="btn ghost" onClick={() => setAsking(true)}>{t('newCode')}</button>
+      </AskFirst>
     </div>
   );
 }
