@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
 import { VERSION } from '../src/shared/assets.ts';
+import { adminCommand } from './commands/admin.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
@@ -27,7 +28,7 @@ const program = new Command('punchcard')
   .showHelpAfterError();
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
-  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand]) {
+  widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand, adminCommand]) {
   program.addCommand(command);
 }
 

@@ -47,10 +47,11 @@ describe('the routes table', () => {
     }
   });
 
-  it('runs every change in one transaction with Idempotency-Key, but for init (writes only when it must), the webhook test (writes nothing) and connecting a store (its webhooks are registered in the store before the one write)', () => {
+  it('runs every change in one transaction with Idempotency-Key, but for init (writes only when it must), the webhook test (writes nothing), connecting a store (its webhooks are registered in the store before the one write) and the admin\'s backup (a copy of the file, outside any transaction)', () => {
     const table = mountSurfaces(new H3(), server.ctx);
     const unchanged = table.filter((route) => !BODILESS.has(route.method) && !route.changes).map(({ method, path }) => `${method} ${path}`);
-    expect(unchanged).toEqual(['POST /api/v1/webhooks/:webhookId/test', 'POST /api/commerce/connect', 'DELETE /api/commerce/connect', 'POST /api/widget/init']);
+    expect(unchanged).toEqual(['POST /api/v1/webhooks/:webhookId/test', 'POST /api/commerce/connect', 'DELETE /api/commerce/connect', 'POST /api/widget/init',
+      'POST /api/admin/projects/:projectId/backups']);
     const widgetWrites = table.filter((route) => route.surface === 'widget API' && route.changes).map(({ method, path }) => `${method} ${path}`);
     expect(widgetWrites.sort()).toEqual([
       'PATCH /api/widget/profile', 'POST /api/widget/games/:id/checkin', 'POST /api/widget/games/:id/play', 'POST /api/widget/promo-code',

@@ -56,7 +56,7 @@ function toAppError(thrown: unknown, log: Logger): AppError {
 
 export function errorResponse(thrown: unknown, log: Logger): Response {
   const error = toAppError(thrown, log);
-  return new Response(JSON.stringify({ error: error.error, message: error.message }), {
+  return new Response(JSON.stringify({ error: error.error, message: error.message, ...error.details }), {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
   });

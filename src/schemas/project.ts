@@ -76,4 +76,5 @@ export const projectPatchBody = v.strictObject({
     programName: v.optional(v.nullable(v.pipe(text(100), v.minLength(1, 'must not be empty')))),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
+  admin: v.optional(v.strictObject({ ownerTotpRequired: v.optional(bool) })),
 });

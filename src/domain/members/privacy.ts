@@ -1,4 +1,6 @@
 import type { Db } from '../../db/connection.ts';
+import { beforeCommit } from '../../db/transaction-hooks.ts';
+import { forgetMemberInAudit } from '../audit/audit-log.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { listMemberBadges, type MemberBadge } from '../badges/member-badges.ts';
@@ -94,6 +96,10 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     stmt(db, 'DELETE FROM community_links WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
+    // The audit log keeps the erasure but not the externalId: at the end of the transaction, after the entry that records it is written.
+    beforeCommit(db, `forget ${row.public_id} in the audit log`, () => {
+      if (memberById(db, row.id).erased_at !== null) forgetMemberInAudit(db, projectId, externalId, row.public_id);
+    });
     return { success: true, deleted: externalId };
   });
 }

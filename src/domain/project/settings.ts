@@ -57,6 +57,8 @@ export interface Settings {
     programName: string | null;
   };
   rateLimits: ProjectRateLimits;
+  /** The web admin: owners must sign in with a second factor (TOTP) to act on this project. */
+  admin: { ownerTotpRequired: boolean };
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -77,6 +79,7 @@ export const DEFAULT_SETTINGS: Settings = {
     programName: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
+  admin: { ownerTotpRequired: false },
 };
 
 /** Objects merge key by key; anything else (arrays included) replaces. */
