@@ -9,6 +9,8 @@ import { email, identifier, text, timestamp } from './common.ts';
 /** A password: 12 to 256 characters, any characters at all (spaces, emoji): its strength is its length. */
 const password = v.pipe(
   v.string('must be a string'),
+  // Stated for the OpenAPI document (JSON Schema counts characters); the check below counts them the same way.
+  v.minLength(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`),
   v.check((value) => [...value].length >= MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`),
   v.check((value) => [...value].length <= MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`),
 );

@@ -1,13 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { backupDatabase } from '../../db/backup.ts';
 import { recordAudit } from '../../domain/audit/audit-log.ts';
 import { emptyBody } from '../../schemas/common.ts';
+import { AppError } from '../../shared/errors.ts';
 import * as admin from '../../schemas/answers/admin.ts';
 import { created } from '../route.ts';
 import { adminSettings, type ProjectApi } from './api.ts';
 
-const BACKUP_FILE = /^punchcard-[\dTZ-]+\.db$/;
+const BACKUP_FILE = /^punchcard-[\dTZ-]+-[\da-f]{6}\.db$/;
 
 /** The backups Settings → Backups took, newest first. */
 function listBackups(dir: string): { file: string; bytes: number; createdAt: string }[] {
@@ -32,12 +34,17 @@ export function backupRoutes({ route, ctx }: ProjectApi): void {
 
   route('GET', '/backups', { responses: { 200: admin.backupList } }, () => ({ backups: listBackups(dir()), replication: ctx.replication?.() ?? null }));
 
-  route('POST', '/backups', { body: emptyBody, optionalBody: true, responses: { 201: admin.backup }, errors: [409] }, async ({ projectId, operator, now }) => {
+  route('POST', '/backups', { body: emptyBody, optionalBody: true, responses: { 201: admin.backup }, errors: [503] }, async ({ projectId, operator, now }) => {
     // VACUUM INTO cannot run inside the route's read snapshot: the copy starts once it has ended (on the next tick).
     await Promise.resolve();
-    mkdirSync(dir(), { recursive: true, mode: 0o700 });
-    const file = join(dir(), `punchcard-${now.toISOString().replace(/[:.]/g, '-')}.db`);
-    const { bytes } = backupDatabase(ctx.db, file);
+    const file = join(dir(), `punchcard-${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.db`);
+    let bytes: number;
+    try {
+      mkdirSync(dir(), { recursive: true, mode: 0o700 });
+      ({ bytes } = backupDatabase(ctx.db, file));
+    } catch (error) {
+      throw new AppError(503, 'Service Unavailable', `The backup could not be written: ${(error as Error).message}`);
+    }
     await ctx.write(() => recordAudit(ctx.db, {
       projectId, actor: { type: 'operator', id: operator.id, label: operator.email }, action: 'POST /backups', target: basename(file), summary: { after: { bytes } },
     }, now));
