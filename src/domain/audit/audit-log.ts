@@ -123,13 +123,20 @@ export function pruneAudit(db: Db, before: Date, limit: number): number {
 }
 
 /**
- * After a member is erased: the entries that name their externalId (which may itself be personal,
- * an email say) name their public id instead. Reads the project's entries once; erasures are rare.
+ * Rewrites the project's entries that name `target` or hold any of `needles` (as JSON writes
+ * them): an erasure takes a member's data out of the log. Reads the project's entries once;
+ * erasures are rare.
  */
-export function forgetMemberInAudit(db: Db, projectId: string, externalId: string, publicId: string): void {
-  stmt(db, `UPDATE audit_log SET target = CASE WHEN target = @externalId THEN @publicId ELSE target END, summary = replace(summary, @quoted, @replacement)
-    WHERE project_id = @projectId AND (target = @externalId OR instr(summary, @quoted) > 0)`)
-    .run({ projectId, externalId, publicId, quoted: JSON.stringify(externalId), replacement: JSON.stringify(publicId) });
+export function rewriteAuditEntries(db: Db, projectId: string, find: { target: string; needles: string[] },
+  rewrite: (entry: { target: string; summary: AuditSummary }) => { target: string; summary: AuditSummary }): void {
+  const rows = stmt<{ id: number; target: string; summary: string }>(db, `SELECT id, target, summary FROM audit_log WHERE project_id = @projectId
+    AND (target = @target OR EXISTS (SELECT 1 FROM json_each(@needles) n WHERE instr(summary, n.value) > 0 OR instr(target, n.value) > 0))`)
+    .all({ projectId, target: find.target, needles: JSON.stringify(find.needles) });
+  const update = stmt(db, 'UPDATE audit_log SET target = ?, summary = ? WHERE id = ?');
+  for (const row of rows) {
+    const changed = rewrite({ target: row.target, summary: JSON.parse(row.summary) as AuditSummary });
+    update.run(changed.target, JSON.stringify(changed.summary), row.id);
+  }
 }
 
 /** The tables whose public ids name their project: for a CLI command given an id and no --project. */
