@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneAdminRows } from '../src/jobs/admin-housekeeping.ts';
-import { AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient } from './helpers/widget.ts';
 

@@ -2,7 +2,7 @@ import { H3 } from 'h3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MountedRoute } from '../src/http/route.ts';
 import { mountSurfaces } from '../src/http/surface.ts';
-import { AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
 
 // The three roles' limits on every route of the admin that changes something: a viewer changes

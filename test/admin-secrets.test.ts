@@ -2,7 +2,7 @@ import { H3 } from 'h3';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountSurfaces } from '../src/http/surface.ts';
-import { AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 // No secret reaches the admin's browser but once, in the answer that creates it: not in a list,

@@ -7,7 +7,7 @@ import { mountSurfaces } from '../src/http/surface.ts';
 import { validate } from '../src/shared/validate.ts';
 import { isAdminRoute } from '../src/http/admin/api.ts';
 import { openApiDocument } from '../src/http/openapi.ts';
-import { AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 import { invalid, valid, type JsonSchema } from './helpers/arbitrary.ts';
 import { client, type ApiResponse } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';

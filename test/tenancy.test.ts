@@ -4,7 +4,7 @@ import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { saveConnection } from '../src/domain/commerce/stores.ts';
 import type { ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
-import { AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 import { H3 } from 'h3';
 import { mountSurfaces } from '../src/http/surface.ts';
 

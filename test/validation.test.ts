@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import type { RequestOptions } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
-import { AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 
 let server: TestServer;
 
