@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/operators/passwords.ts';
 import { ROLES } from '../domain/operators/roles.ts';
-import { MAX_POSTING, multilineText } from '../shared/value-schemas.ts';
+import { multilineText } from '../shared/value-schemas.ts';
+import { pointsAmount } from './points.ts';
 import { email, identifier, text, timestamp } from './common.ts';
 
 // The web admin's request schemas (docs/admin.md). Lists add listFields (src/http/admin/lists.ts).
@@ -43,13 +44,7 @@ export const totpCodeBody = v.strictObject({ code: totpCode });
 
 /** Adjusting points from the admin: one ledger posting with the operator's reason as its description. */
 export const adjustBody = v.strictObject({
-  amount: v.pipe(
-    v.number('must be a number'),
-    v.integer('must be a whole number of points'),
-    v.notValue(0, 'must not be zero: positive awards, negative deducts'),
-    v.minValue(-MAX_POSTING, `must be at least -${MAX_POSTING}`),
-    v.maxValue(MAX_POSTING, `must be at most ${MAX_POSTING}`),
-  ),
+  amount: pointsAmount,
   reason: v.pipe(multilineText(500), v.check((value) => value.trim().length > 0, 'must not be empty: say why the points change')),
 });
 
