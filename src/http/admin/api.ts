@@ -1,4 +1,4 @@
-import { deleteCookie, getCookie, getRouterParams, setCookie, type H3Event } from 'h3';
+import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3';
 import { AppError, forbidden, notFound } from '../../shared/errors.ts';
 import { constantTimeEqual } from '../../shared/secrets.ts';
 import { DEFAULT_SCRYPT } from '../../domain/operators/passwords.ts';
@@ -8,6 +8,7 @@ import { csrfTokenFor, SESSION_MAX_MS, sessionByToken, sessionNeedsTouch, touchS
 import { getSettings } from '../../domain/project/settings.ts';
 import type { AdminSettings, AppContext } from '../context.ts';
 import { refuseUnservedMethods, type Api, type MountedRoute, type Surface } from '../route.ts';
+import { pathParam } from '../request.ts';
 import { SignInLimits } from './sign-in-limits.ts';
 
 export const ADMIN_BASE = '/api/admin';
@@ -189,7 +190,7 @@ export function adminProjectSurface(ctx: AppContext): Surface<ProjectCaller, Pro
       if (changes) checkOrigin(event, ctx);
       const me = await authenticate(event, ctx);
       if (changes) checkCsrf(event, me.token);
-      const projectId = decodeURIComponent(getRouterParams(event).projectId ?? '');
+      const projectId = pathParam(event, 'projectId');
       const role = roleIn(ctx.db, me.operator.id, projectId);
       if (role === undefined) throw notFound(`No project with id "${projectId}"`);
       if (role === 'owner' && me.operator.totp_secret === null && getSettings(ctx.db, projectId).admin.ownerTotpRequired) throw ownerTotpMissing();
