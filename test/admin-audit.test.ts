@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneAdminRows } from '../src/jobs/admin-housekeeping.ts';
-import { type AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
+import { ADMIN_PASSWORD, type AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetClient } from './helpers/widget.ts';
 
@@ -51,6 +51,13 @@ describe('the audit log', () => {
       actor: { type: 'operator', label: 'auditor@shop.example' }, action: 'PATCH /project', target: server.projectId,
       summary: { before: { widget: { theme: { primaryColor: '#4F46E5' } }, welcomeBonus: 0 }, after: { widget: { theme: { primaryColor: '#112233' } }, welcomeBonus: 10 } },
     });
+  });
+
+  it('records an operator\'s changes to their own account server-wide (in no project\'s log), without the passwords', async () => {
+    expect((await owner.patch('me', { name: 'Audrey', currentPassword: ADMIN_PASSWORD, newPassword: 'another long passphrase' })).status).toBe(200);
+    const row = server.ctx.db.prepare("SELECT project_id, actor_label, action, target, summary FROM audit_log WHERE action = 'PATCH /me'").get();
+    expect(row).toEqual({ project_id: null, actor_label: 'auditor@shop.example', action: 'PATCH /me', target: expect.stringMatching(/^opr_/), summary: JSON.stringify({ after: { name: 'Audrey' } }) });
+    expect((await entries()).map((entry) => entry.action)).not.toContain('PATCH /me');
   });
 
   it('writes nothing for a change that failed, a replay, a read, or a shopper\'s own activity in the widget', async () => {

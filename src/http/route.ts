@@ -111,7 +111,7 @@ export interface Surface<C, X> {
    */
   keyScope(caller: C): Omit<IdempotencyScope, 'key'> & { keys?: false };
   /** Who the audit log names for the caller's changes (the server API's key, the admin's operator); none for shoppers, stores and bots. */
-  auditActor?(caller: C): AuditActor;
+  auditActor?(caller: C): AuditActor | undefined;
   /**
    * A repeat of a write whose answer carries a secret (an Idempotency-Key the UI sends with every
    * form) answers 409 instead of the 400 that refuses the header: the secret is never stored.

@@ -12,7 +12,7 @@ import { inviteAcceptBody, meBody, signInBody, totpCodeBody } from '../../schema
 import * as answers from '../../schemas/answers/admin.ts';
 import type { AppContext } from '../context.ts';
 import {
-  adminSettings, clearSessionCookie, deviceCookieName, sessionAnswer, setDeviceCookie, setSessionCookie, signInLimits, type AccountApi, type SignedIn,
+  adminSettings, clearSessionCookie, operatorActor, deviceCookieName, sessionAnswer, setDeviceCookie, setSessionCookie, signInLimits, type AccountApi, type SignedIn,
 } from './api.ts';
 import { SignInLimits } from './sign-in-limits.ts';
 
@@ -99,7 +99,7 @@ export function accountRoutes({ route, ctx }: AccountApi): void {
     const operator = requireOperator(ctx.db, invite.operatorId);
     if (invite.projectId !== null) {
       recordAudit(ctx.db, {
-        projectId: invite.projectId, actor: { type: 'operator', id: operator.id, label: operator.email }, action: 'invite accepted', target: operator.id,
+        projectId: invite.projectId, actor: operatorActor(operator), action: 'invite accepted', target: operator.id,
         summary: { after: { role: invite.role } },
       }, now);
     }

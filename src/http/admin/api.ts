@@ -167,9 +167,14 @@ export function adminAccountSurface(ctx: AppContext): Surface<AccountCaller, Acc
       return next({ me });
     }),
     keyScope: () => ({ projectId: '', keys: false }),
+    // The operator's own account (password, second factor, sessions): server-wide entries, in no project's log.
+    auditActor: ({ me }) => me && operatorActor(me.operator),
     finish: refuseUnservedMethods,
   };
 }
+
+/** How the audit log names an operator: their id and email. */
+export const operatorActor = (operator: OperatorRow) => ({ type: 'operator' as const, id: operator.id, label: operator.email });
 
 const ownerTotpMissing = () => forbidden('This project requires its owners to sign in with a second factor: turn on two-factor sign-in for your account '
   + '(POST /api/admin/me/totp, then confirm a code) to act on it.');
@@ -198,7 +203,7 @@ export function adminProjectSurface(ctx: AppContext): Surface<ProjectCaller, Pro
       return next({ ...me, projectId, role });
     }),
     keyScope: ({ projectId, operator }) => ({ projectId, by: operator.id }),
-    auditActor: ({ operator }) => ({ type: 'operator', id: operator.id, label: operator.email }),
+    auditActor: ({ operator }) => operatorActor(operator),
     finish: refuseUnservedMethods,
   };
 }

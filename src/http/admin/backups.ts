@@ -7,7 +7,7 @@ import { emptyBody } from '../../schemas/common.ts';
 import { AppError } from '../../shared/errors.ts';
 import * as admin from '../../schemas/answers/admin.ts';
 import { created } from '../route.ts';
-import { adminSettings, type ProjectApi } from './api.ts';
+import { adminSettings, operatorActor, type ProjectApi } from './api.ts';
 
 const BACKUP_FILE = /^punchcard-[\dTZ-]+-[\da-f]{6}\.db$/;
 
@@ -46,7 +46,7 @@ export function backupRoutes({ route, ctx }: ProjectApi): void {
       throw new AppError(503, 'Service Unavailable', `The backup could not be written: ${(error as Error).message}`);
     }
     await ctx.write(() => recordAudit(ctx.db, {
-      projectId, actor: { type: 'operator', id: operator.id, label: operator.email }, action: 'POST /backups', target: basename(file), summary: { after: { bytes } },
+      projectId, actor: operatorActor(operator), action: 'POST /backups', target: basename(file), summary: { after: { bytes } },
     }, now));
     return created({ file: basename(file), bytes, createdAt: now.toISOString() });
   });
