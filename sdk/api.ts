@@ -4934,6 +4934,9 @@ export interface operations {
                             memberWrites: string | null;
                             promoFailures: string | null;
                         };
+                        admin: {
+                            ownerTotpRequired: boolean;
+                        };
                     };
                 };
             };
@@ -5017,6 +5020,9 @@ export interface operations {
                         memberWrites?: string | null;
                         promoFailures?: string | null;
                     };
+                    admin?: {
+                        ownerTotpRequired?: boolean;
+                    };
                 };
             };
         };
@@ -5088,6 +5094,9 @@ export interface operations {
                             member: string | null;
                             memberWrites: string | null;
                             promoFailures: string | null;
+                        };
+                        admin: {
+                            ownerTotpRequired: boolean;
                         };
                     };
                 };
