@@ -68,11 +68,6 @@ export interface RouteOptions<B, Q, I> {
   csv?: true;
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
-  /**
-   * What the audit entry of a change names (surfaces that audit: the server API, the admin): by
-   * default the path's parameters (an externalId, an item's id), else the id the answer created.
-   */
-  auditTarget?: (input: I, answer: unknown) => string;
 }
 
 /** A mounted route, as the routes table and the surface's checks see it. */
@@ -151,7 +146,7 @@ export function methodsByPath(routes: MountedRoute[]): Map<string, HTTPMethod[]>
 const stored = (result: unknown): StoredResponse => (result instanceof Answer ? result : { status: 200, body: result });
 
 /** What a deleted thing was, for its audit entry: the fields that say what it was, when it has them. */
-const IDENTITY = { name: true, type: true, status: true, role: true, url: true, email: true, points: true, externalId: true };
+const IDENTITY = { name: true, type: true, status: true, role: true, url: true, points: true, externalId: true };
 
 /** The id an answer created: a member's externalId, else its `id`, else the `id` of an object it holds (`{key, secret}`). */
 function createdId(body: unknown): string {
@@ -224,16 +219,17 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
         return undefined;
       }
     };
-    /** The change's audit entry, in its transaction: the route, what it names, and before/after without secrets or personal data. */
-    const audit = (actor: AuditActor, input: Input<C, P, B, Q>, state: unknown, answer: unknown) => {
-      const params = paramNames(path).map((name) => input.param(name as ParamsOf<P>));
-      const target = options.auditTarget?.(input, answer) ?? (params.length > 0 ? params.join(' ') : createdId(answer));
+    const names = paramNames(path) as ParamsOf<P>[];
+    const aboutMembers = /\/members(\/|$)/.test(path);
+    /**
+     * The change's audit entry, in its transaction: the route, what it names (its path's parameters,
+     * else the id the answer created), and before/after without secrets or personal data.
+     */
+    const audit = (actor: AuditActor, projectId: string, input: Input<C, P, B, Q>, state: unknown, answer: unknown) => {
+      const target = names.length > 0 ? names.map((name) => input.param(name)).join(' ') : createdId(answer);
       const body = input.body as unknown;
       const change = method === 'DELETE' ? { before: pickLike(state, IDENTITY) } : { before: state === undefined ? undefined : pickLike(state, body), after: body };
-      recordAudit(ctx.db, {
-        projectId: surface.keyScope(input).projectId || null, actor, action: `${method} ${path}`, target,
-        summary: summarize(change, { member: /\/members(\/|$)/.test(path) }),
-      }, input.now);
+      recordAudit(ctx.db, { projectId: projectId || null, actor, action: `${method} ${path}`, target, summary: summarize(change, { member: aboutMembers }) }, input.now);
     };
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
       const scope = surface.keyScope(caller);
@@ -261,7 +257,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           const before = actor && (method === 'PATCH' || method === 'DELETE') ? readBefore(input) : undefined;
           const response = stored(handler(input));
           awarded = response.storeAs === 'award';
-          if (actor) audit(actor, input, before, response.body);
+          if (actor) audit(actor, scope.projectId, input, before, response.body);
           return options.secret ? { status: response.status, body: response.body, storeAs: 'secret' as const } : response;
         };
         const keyed = key === undefined ? undefined
