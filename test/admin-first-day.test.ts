@@ -144,7 +144,8 @@ describe("an operator's first day", { timeout: 60_000 }, () => {
     expect(byCli.body.entries.map((entry: { action: string }) => entry.action)).toEqual(['admin invite']);
     const points = await owner.get(at(`audit?action=${encodeURIComponent('POST /members')}&target=alice`));
     expect(points.body.entries.map((entry: { action: string }) => entry.action)).toEqual(['POST /members/:externalId/points', 'POST /members']);
-    const later = await owner.get(at(`audit?from=${encodeURIComponent(new Date(server.clock.now().getTime() + 1000).toISOString())}`));
+    // The CLI stamps its entries with the real time, the server with its test clock (frozen at its start): an hour apart is later than both.
+    const later = await owner.get(at(`audit?from=${encodeURIComponent(new Date(server.clock.now().getTime() + 3_600_000).toISOString())}`));
     expect(later.body.entries).toEqual([]);
 
     const csv = await owner.get(at('audit?format=csv'), { unchecked: false });
