@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { AppError } from '../src/shared/errors.ts';
 import { terminalLines } from '../src/shared/terminal-text.ts';
 import { VERSION } from '../src/shared/assets.ts';
+import { adminCommand } from './commands/admin.ts';
 import { backupCommand } from './commands/backup.ts';
 import { catalogCommands } from './commands/catalog.ts';
 import { addRaffleDraw, claimsCommand } from './commands/claims.ts';
@@ -30,7 +31,7 @@ const program = new Command('punchcard')
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
   widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand,
-  metricsCommand]) {
+  metricsCommand, adminCommand]) {
   program.addCommand(command);
 }
 

@@ -4949,6 +4949,9 @@ export interface operations {
                             memberWrites: string | null;
                             promoFailures: string | null;
                         };
+                        admin: {
+                            ownerTotpRequired: boolean;
+                        };
                     };
                 };
             };
@@ -5033,6 +5036,9 @@ export interface operations {
                         memberWrites?: string | null;
                         promoFailures?: string | null;
                     };
+                    admin?: {
+                        ownerTotpRequired?: boolean;
+                    };
                 };
             };
         };
@@ -5105,6 +5111,9 @@ export interface operations {
                             member: string | null;
                             memberWrites: string | null;
                             promoFailures: string | null;
+                        };
+                        admin: {
+                            ownerTotpRequired: boolean;
                         };
                     };
                 };

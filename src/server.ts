@@ -1,13 +1,18 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
 import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
-import { countRealProjects, createProject, type CreatedProject } from './domain/project/projects.ts';
+import { countRealProjects, createProject, listProjects, type CreatedProject } from './domain/project/projects.ts';
+import { countOperators } from './domain/operators/operators.ts';
+import { DEFAULT_SCRYPT, type ScryptCost } from './domain/operators/passwords.ts';
+import { DEFAULT_AUDIT_RETENTION_MS } from './domain/audit/audit-log.ts';
+import { adminPruneJob } from './jobs/admin-housekeeping.ts';
 import { indexNewMembers } from './domain/members/members.ts';
 import { demoProject, NO_DEMO_PROJECT } from './domain/widget/widget-demo.ts';
 import { createApp } from './http/app.ts';
@@ -19,7 +24,7 @@ import { Metrics } from './http/metrics.ts';
 import { trackInFlight } from './http/in-flight.ts';
 import { getSettings } from './domain/project/settings.ts';
 import type { JobRunner } from './jobs/runner.ts';
-import { startBotFromEnv } from './integrations/community/gateway-bot.ts';
+import { startBotFromEnv, type RunningBot } from './integrations/community/gateway-bot.ts';
 import { startScheduler } from './jobs/scheduler.ts';
 import { webhookPruneJob } from './webhooks/housekeeping.ts';
 import { createDeliveryRunner, webhookSettings, type AttemptOutcome, type DeliveryOptions } from './webhooks/dispatcher.ts';
@@ -63,6 +68,8 @@ export interface ServeOptions {
   listen?: ListenWith;
   /** A token that reads /metrics, besides the one `punchcard metrics token` stores in the database. */
   metricsToken?: string | undefined;
+  /** The web admin (docs/admin.md): on unless `enabled: false` (serve --no-admin); audit retention; scrypt's cost (tests lower it). */
+  admin?: { enabled?: boolean; auditRetentionMs?: number; passwordCost?: ScryptCost } | undefined;
 }
 
 /** Starts a server for `handler` on port and host; the caller then applies the connection limits to it. */
@@ -97,6 +104,8 @@ export interface RunningServer {
   demo: boolean;
   /** Set when the database was empty and a "Default" project was created for this start. */
   bootstrap: CreatedProject | null;
+  /** The admin is on and no operator exists yet: `serve` says how to make the first owner (the projects it could own). */
+  firstOwner: { projects: { id: string; name: string }[] } | null;
   ctx: AppContext;
   store: Store;
   /** The webhook delivery runner (started unless `webhooks.runner` is false; `runDue()` drives it by hand). */
@@ -162,9 +171,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const metrics = new Metrics(db, options.db);
   const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batch(size) });
   let url = '';
+  let communityBot: RunningBot | null = null;
+  const admin = { enabled: options.admin?.enabled !== false, passwordCost: options.admin?.passwordCost ?? DEFAULT_SCRYPT,
+    backupDir: join(dirname(resolve(options.db)), 'backups'), botRunning: () => communityBot !== null };
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
-    metrics, metricsToken: options.metricsToken };
+    metrics, metricsToken: options.metricsToken, admin };
   const demo = options.demo === true;
   const inFlight = trackInFlight(withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
   const handler = inFlight.listener;
@@ -202,20 +214,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const bootstrap = countRealProjects(db) === 0 ? createProject(db, box, { name: 'Default' }, clock()) : null;
   if (address) url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const scheduler = options.scheduler === false ? null : startScheduler(db, ctx.write, clock, log,
-    { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks)] });
+    { maintenance, more: [webhookPruneJob(db, ctx.write, clock, log, options.webhooks),
+      adminPruneJob(db, ctx.write, clock, log, options.admin?.auditRetentionMs ?? DEFAULT_AUDIT_RETENTION_MS)] });
   // The runner's writes go in the committer's background lane and it slows down while requests come (docs/webhooks.md).
   const deliveries = createDeliveryRunner({ ...ctx, write: (work) => committer.background(work), foreground: () => committer.foregroundWrites,
     settings: ctx.webhooks, onOutcome: (outcome) => metrics.delivery(outcome) }, options.webhooks);
   if (options.webhooks?.runner !== false) await deliveries.start();
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();
-  const communityBot = await startBotFromEnv(process.env, ctx);
+  communityBot = await startBotFromEnv(process.env, ctx);
 
   return {
     url,
     publicUrl: options.publicUrl ?? url,
     demo,
     bootstrap,
+    firstOwner: admin.enabled && countOperators(db) === 0
+      ? { projects: listProjects(db).filter((project) => project.id !== demoProject(db)?.id).map(({ id, name }) => ({ id, name })) } : null,
     ctx,
     store,
     deliveries,

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { H3 } from 'h3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountSurfaces } from '../src/http/surface.ts';
+import { isAdminRoute } from '../src/http/admin/api.ts';
 import type { MountedRoute } from '../src/http/route.ts';
 import { request } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -45,8 +46,8 @@ describe('GET /api/v1/openapi.json', () => {
     expect([...new Set(used)].sort()).toEqual([...declared].sort());
   });
 
-  it('has every mounted route, and nothing else', () => {
-    const mounted = routes.map((route) => `${route.method.toLowerCase()} ${openApiPath(route.path)}`).sort();
+  it('has every mounted route but the admin\'s own, and nothing else', () => {
+    const mounted = routes.filter((route) => !isAdminRoute(route)).map((route) => `${route.method.toLowerCase()} ${openApiPath(route.path)}`).sort();
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`)).sort();
     expect(documented).toEqual(mounted);

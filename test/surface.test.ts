@@ -48,11 +48,11 @@ describe('the routes table', () => {
     }
   });
 
-  it('runs every change in one transaction with Idempotency-Key, but for init (writes only when it must), the webhook test (writes nothing), connecting a store (its webhooks are registered in the store before the one write) and the start of Discord linking (a browser\'s form post that only sets a cookie)', () => {
+  it('runs every change in one transaction with Idempotency-Key, but for init (writes only when it must), the webhook test (writes nothing), connecting a store (its webhooks are registered in the store before the one write), the start of Discord linking (a browser\'s form post that only sets a cookie) and the admin\'s backup (a copy of the file, outside any transaction)', () => {
     const table = mountSurfaces(new H3(), server.ctx);
     const unchanged = table.filter((route) => !BODILESS.has(route.method) && !route.changes).map(({ method, path }) => `${method} ${path}`);
     expect(unchanged).toEqual(['POST /api/v1/webhooks/:webhookId/test', 'POST /api/commerce/connect', 'DELETE /api/commerce/connect',
-      'POST /api/community/auth/start', 'POST /api/widget/init']);
+      'POST /api/community/auth/start', 'POST /api/widget/init', 'POST /api/admin/projects/:projectId/backups']);
     const widgetWrites = table.filter((route) => route.surface === 'widget API' && route.changes).map(({ method, path }) => `${method} ${path}`);
     expect(widgetWrites.sort()).toEqual([
       'PATCH /api/widget/profile', 'POST /api/widget/games/:id/checkin', 'POST /api/widget/games/:id/play', 'POST /api/widget/promo-code',

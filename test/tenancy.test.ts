@@ -4,6 +4,9 @@ import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { saveConnection } from '../src/domain/commerce/stores.ts';
 import type { ApiResponse } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
+import { H3 } from 'h3';
+import { mountSurfaces } from '../src/http/surface.ts';
 
 type Api = TestServer['api'];
 
@@ -210,5 +213,73 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(sent.status).toBe(200);
     expect((await a.api.get('/api/community/events/logs')).body.events).toEqual([]);
     expect((await b.api.get('/api/community/events/logs')).body.events.map((e: { eventId: string }) => e.eventId)).toEqual(['b-1']);
+  });
+});
+
+describe('tenancy of the admin: an operator sees and changes only the projects they hold a role in', () => {
+  let ownerA: AdminBrowser;
+  let ownerB: AdminBrowser;
+  beforeAll(async () => {
+    ownerA = await makeOperator(server, 'owner-a@a.example', 'owner', { projectId: a.projectId });
+    ownerB = await makeOperator(server, 'owner-b@b.example', 'owner', { projectId: b.projectId });
+  });
+
+  it('lists only their own projects', async () => {
+    expect((await ownerA.get('session')).body.projects.map((project: { id: string }) => project.id)).toEqual([a.projectId]);
+  });
+
+  it('answers 404 on every admin route of a project they hold no role in, or that does not exist, and changes nothing', async () => {
+    const before = snapshotB();
+    const counts = tableCounts(server);
+    const routes = mountSurfaces(new H3(), server.ctx).filter((route) => route.surface === 'admin');
+    expect(routes.length).toBeGreaterThan(60);
+    for (const projectId of [b.projectId, 'prj_nothing']) {
+      for (const route of routes) {
+        const path = route.path.replace(':projectId', projectId).replace(/:(\w+)/g, (_m, name: string) => (name === 'externalId' ? 'bella' : 'x'));
+        const res = await ownerA.call(route.method, path, route.method === 'GET' ? {} : { body: {} });
+        expectNotFound(res, `${route.method} ${path}`);
+        expect(res.body.message).toBe(`No project with id "${projectId}"`);
+      }
+    }
+    expect(snapshotB()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+  });
+
+  it("answers 404 in their own project for another project's members, items, claims, webhooks, deliveries, keys and operators", async () => {
+    const inB = (rest: string) => `/api/admin/projects/${b.projectId}/${rest}`;
+    const inA = (rest: string) => `/api/admin/projects/${a.projectId}/${rest}`;
+    const raffle = (await ownerB.post(inB('catalog/rewards'), { name: 'B raffle', type: 'RAFFLE', pointsCost: 1 })).body.id;
+    const mug = (await ownerB.post(inB('catalog/rewards'), { name: 'B mug', type: 'PHYSICAL', pointsCost: 1 })).body.id;
+    const claim = (await b.api.post(`/api/v1/rewards/${mug}/redeem`, { externalId: 'bella' })).body.claim.id;
+    const hook = (await b.api.post('/api/v1/webhooks', { url: 'https://93.184.215.14/b-admin', events: ['points.awarded'] })).body.id;
+    expect((await b.api.post('/api/v1/members/bella/points', { amount: 1 })).status).toBe(200);
+    const delivery = (await ownerB.get(inB(`webhooks/${hook}/deliveries`))).body.deliveries[0].id;
+    const key = (await ownerB.post(inB('keys'), { type: 'publishable' })).body.key.id;
+    const operator = (await ownerB.get('session')).body.operator.id;
+    expect([raffle, mug, claim, hook, delivery, key, operator].every((id) => typeof id === 'string')).toBe(true);
+
+    const before = snapshotB();
+    const counts = tableCounts(server);
+    const reward = (rest = '') => inA(`catalog/rewards/${mug}${rest}`);
+    const attempts: [string, string, unknown?][] = [
+      ['GET', inA('members/bella')], ['GET', inA('members/bella/transactions')], ['GET', inA('members/bella/export')],
+      ['POST', inA('members/bella/points'), { amount: 1000, reason: 'stolen' }], ['DELETE', inA('members/bella'), { confirm: 'bella' }],
+      ['GET', reward()], ['PATCH', reward(), { name: 'Hijacked' }], ['DELETE', reward()],
+      ['POST', inA(`claims/${claim}/fulfil`), {}], ['POST', inA(`rewards/${raffle}/draw`), { winners: 1 }],
+      ['DELETE', inA(`keys/${key}`)], ['DELETE', inA(`webhooks/${hook}`)], ['GET', inA(`webhooks/${hook}/deliveries`)],
+      ['POST', inA(`webhooks/${hook}/deliveries/${delivery}/replay`), {}], ['POST', inA(`webhooks/${hook}/enable`), {}],
+      ['PATCH', inA(`operators/${operator}`), { role: 'viewer' }], ['DELETE', inA(`operators/${operator}`)],
+    ];
+    for (const [method, path, body] of attempts) expectNotFound(await ownerA.call(method, path, body === undefined ? {} : { body }), `${method} ${path}`);
+    expect(snapshotB()).toEqual(before);
+    expect(tableCounts(server)).toEqual(counts);
+
+    // Nor do A's lists show any of B's.
+    expect((await ownerA.get(inA('members?search=bella'))).body.members).toEqual([]);
+    expect((await ownerA.get(inA('claims?status=all'))).body.claims).toEqual([]);
+    expect((await ownerA.get(inA('keys'))).body.keys.map((one: { id: string }) => one.id)).not.toContain(key);
+    expect((await ownerA.get(inA('operators'))).body.operators.map((one: { email: string }) => one.email)).toEqual(['owner-a@a.example']);
+    const auditA = JSON.stringify((await ownerA.get(inA('audit?limit=100'))).body.entries);
+    for (const id of [raffle, mug, claim, hook, key, 'bella', 'owner-b@b.example']) expect(auditA).not.toContain(id);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import type { RequestOptions } from './helpers/http.ts';
 import { startTestServer, tableCounts, type TestServer } from './helpers/server.ts';
+import { type AdminBrowser, makeOperator } from './helpers/admin.ts';
 
 let server: TestServer;
 
@@ -261,5 +262,55 @@ describe('validation: bad bodies and queries answer 400 and write nothing', () =
 
   it('leaves the ledger sound after the whole table', () => {
     expect(checkLedger(server.ctx.db)).toEqual([]);
+  });
+});
+
+// The admin's routes (docs/admin.md), called by a signed-in owner with the CSRF token and Origin its pages send.
+const adminCases: Case[] = [
+  { name: 'admin sign-in: email missing', method: 'POST', path: 'session', options: body({ password: 'x' }), message: /"email" is required/ },
+  { name: 'admin sign-in: password over 256 characters', method: 'POST', path: 'session', options: body({ email: 'a@b.example', password: longString(257) }), message: /"password" must be at most 256 characters/ },
+  { name: 'admin sign-in: totpCode of 5 digits', method: 'POST', path: 'session', options: body({ email: 'a@b.example', password: 'x', totpCode: '12345' }), message: /"totpCode" must be the 6 digits/ },
+  { name: 'admin sign-in: unknown field', method: 'POST', path: 'session', options: body({ email: 'a@b.example', password: 'x', remember: true }), message: /Unknown field "remember"/ },
+  { name: 'admin invite: password of 11 characters', method: 'POST', path: 'invites/nothing-here', options: body({ password: longString(11) }), message: /"password" must be at least 12 characters/ },
+  { name: 'admin me: new password without the current one', method: 'PATCH', path: 'me', options: body({ newPassword: longString(20) }), message: /"newPassword" needs "currentPassword"/ },
+  { name: 'admin me: empty name', method: 'PATCH', path: 'me', options: body({ name: '' }), message: /"name" must not be empty/ },
+  { name: 'admin totp: letters for a code', method: 'POST', path: 'me/totp/confirm', options: body({ code: 'abcdef' }), message: /"code" must be the 6 digits/ },
+  { name: 'admin points: reason missing', method: 'POST', path: 'projects/:p/members/vic/points', options: body({ amount: 5 }), message: /"reason" is required/ },
+  { name: 'admin points: amount 1.5', method: 'POST', path: 'projects/:p/members/vic/points', options: body({ amount: 1.5, reason: 'x' }), message: /"amount" must be a whole number/ },
+  { name: 'admin points: amount 0', method: 'POST', path: 'projects/:p/members/vic/points', options: body({ amount: 0, reason: 'x' }), message: /"amount" must not be zero/ },
+  { name: 'admin points: reason of 501 characters', method: 'POST', path: 'projects/:p/members/vic/points', options: body({ amount: 5, reason: longString(501) }), message: /"reason" must be at most 500 characters/ },
+  { name: 'admin points: a v1 field', method: 'POST', path: 'projects/:p/members/vic/points', options: body({ amount: 5, reason: 'x', description: 'y' }), message: /Unknown field "description"/ },
+  { name: 'admin erase: no confirmation', method: 'DELETE', path: 'projects/:p/members/vic', options: body({}), message: /"confirm" is required/ },
+  { name: 'admin erase: the wrong confirmation', method: 'DELETE', path: 'projects/:p/members/vic', options: body({ confirm: 'VIC' }), message: /"confirm" must be the member's externalId/ },
+  { name: 'admin members: sort by name', method: 'GET', path: 'projects/:p/members?sort=name', message: /Query parameter "sort" must be one of createdAt, points, totalPointsEarned/ },
+  { name: 'admin members: order up', method: 'GET', path: 'projects/:p/members?order=up', message: /Query parameter "order" must be asc or desc/ },
+  { name: 'admin members: limit 101', method: 'GET', path: 'projects/:p/members?limit=101', message: /Query parameter "limit" must be at most 100/ },
+  { name: 'admin members: format xml', method: 'GET', path: 'projects/:p/members?format=xml', message: /Query parameter "format" must be json or csv/ },
+  { name: 'admin claims: status open', method: 'GET', path: 'projects/:p/claims?status=open', message: /Query parameter "status" must be pending, fulfilled or all/ },
+  { name: 'admin draw: no winners', method: 'POST', path: 'projects/:p/rewards/nothing-here/draw', options: body({ winners: 0 }), message: /"winners" must be at least 1/ },
+  { name: 'admin keys: an admin key', method: 'POST', path: 'projects/:p/keys', options: body({ type: 'admin' }), message: /"type" must be secret or publishable/ },
+  { name: 'admin keys: expires in 0 days', method: 'POST', path: 'projects/:p/keys', options: body({ type: 'secret', expiresInDays: 0 }), message: /"expiresInDays" must be at least 1/ },
+  { name: 'admin operators: a god role', method: 'POST', path: 'projects/:p/operators', options: body({ email: 'a@b.example', role: 'god' }), message: /"role" must be one of owner, staff, viewer/ },
+  { name: 'admin operators: not an email', method: 'POST', path: 'projects/:p/operators', options: body({ email: 'nobody', role: 'staff' }), message: /"email" must be a valid email address/ },
+  { name: 'admin operators: role missing', method: 'PATCH', path: 'projects/:p/operators/nothing-here', options: body({}), message: /"role" is required/ },
+  { name: 'admin audit: from yesterday', method: 'GET', path: 'projects/:p/audit?from=yesterday', message: /Query parameter "from" must be an ISO 8601 date-time/ },
+  { name: 'admin deliveries: state failed', method: 'GET', path: 'projects/:p/webhooks/nothing-here/deliveries?state=failed', message: /Query parameter "state" must be pending, delivered, dead or all/ },
+  { name: 'admin project: unknown field', method: 'PATCH', path: 'projects/:p/project', options: body({ colour: 'red' }), message: /Unknown field "colour"/ },
+  { name: 'admin catalog: negative cost', method: 'POST', path: 'projects/:p/catalog/rewards', options: body({ name: 'Mug', type: 'CUSTOM', pointsCost: -1 }), message: /"pointsCost" must be at least 0/ },
+];
+
+describe('validation of the admin: bad bodies and queries answer 400 and write nothing', () => {
+  let owner: AdminBrowser;
+  beforeAll(async () => {
+    owner = await makeOperator(server, 'validator@shop.example', 'owner');
+  });
+
+  it.each(adminCases)('$name', async ({ method, path, options, message }) => {
+    const before = { ...snapshot(), audit: server.ctx.db.prepare('SELECT count(*) AS n FROM audit_log').get() };
+    const res = await owner.call(method, `/api/admin/${path.replace(':p', server.projectId)}`, typeof options === 'function' ? options() : options);
+    expect(res.status, res.text).toBe(400);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
+    expect(res.body.message).toMatch(message);
+    expect({ ...snapshot(), audit: server.ctx.db.prepare('SELECT count(*) AS n FROM audit_log').get() }).toEqual(before);
   });
 });

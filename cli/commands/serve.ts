@@ -27,6 +27,29 @@ Try: curl -H "Authorization: Bearer ${file ? '$SECRET_KEY' : created.secretKey}"
 `;
 }
 
+/** The admin is on and nobody can sign in to it yet: how to make its first owner (once, at start). */
+function firstOwnerHint(projects: { id: string; name: string }[], url: string): string {
+  const project = projects.length === 1 ? '' : ` --project ${projects[0]?.id ?? 'PROJECT_ID'}`;
+  const which = projects.length > 1 ? `\n  (one invite per project; the projects: ${projects.map((p) => `${p.id} "${p.name}"`).join(', ')})` : '';
+  return `\nThe web admin is at ${url}/admin, and no one can sign in to it yet. Make its first owner (prints a one-time link):
+  punchcard admin invite you@your-shop.example --role owner${project} --public-url ${url}${which}\n`;
+}
+
+/**
+ * --no-admin, or PUNCHCARD_NO_ADMIN=true (a variable that names what it turns off reads as a
+ * boolean: true turns the admin off).
+ */
+function adminEnabled(command: Command): boolean {
+  if (command.getOptionValueSource('admin') === 'cli') return command.getOptionValue('admin') !== false;
+  const env = process.env.PUNCHCARD_NO_ADMIN;
+  if (env === undefined || env.trim() === '') return true;
+  try {
+    return !parseBoolean(env);
+  } catch (error) {
+    throw new Error(`PUNCHCARD_NO_ADMIN (--no-admin): ${(error as Error).message}`);
+  }
+}
+
 /** A taken or forbidden port as one line naming it and the setting, instead of a stack trace. */
 function listenError(error: unknown, port: number, host: string): unknown {
   const code = (error as { code?: string }).code;
@@ -87,6 +110,8 @@ export const serveCommand: Command = new Command('serve')
   .addOption(new Option('--request-timeout <duration>', 'time to receive a whole request, body included').env('PUNCHCARD_REQUEST_TIMEOUT').default('30s'))
   .addOption(new Option('--metrics-token <token>', 'a token that reads /metrics (Authorization: Bearer), besides the one `punchcard metrics token` makes').env('PUNCHCARD_METRICS_TOKEN'))
   .addOption(new Option('--keep-alive-timeout <duration>', 'close an idle keep-alive socket after this').env('PUNCHCARD_KEEP_ALIVE_TIMEOUT').default('65s'))
+  .addOption(new Option('--no-admin', 'turn the web admin (/admin and /api/admin) off').env('PUNCHCARD_NO_ADMIN'))
+  .addOption(new Option('--audit-retention <duration>', 'keep audit log entries this long, e.g. 400d').env('PUNCHCARD_AUDIT_RETENTION').default('400d'))
   // For the benches (bench/webhooks.ts measures what queuing deliveries costs the award route without sending them); hidden, since a shop's deliveries would only pile up.
   .addOption(new Option('--no-webhook-runner', 'queue webhook deliveries but never send them').hideHelp())
   .option('--https', 'serve HTTPS with a self-signed certificate for localhost (development only: a widget on an https:// shop page cannot call http://)')
@@ -121,6 +146,7 @@ export const serveCommand: Command = new Command('serve')
       commerce: { allowInsecure: setting(command, 'allowInsecureStores', parseBoolean) === true },
       replicate: replicate ? { url: replicate, intervalMs: replicateInterval } : undefined,
       metricsToken: setting(command, 'metricsToken', String),
+      admin: { enabled: adminEnabled(command), auditRetentionMs: setting(command, 'auditRetention', parseDuration)! },
       guard: { rateLimits, trustedProxies: setting(command, 'trustedProxy', parseProxies) },
       connections: {
         maxConnections: setting(command, 'maxConnections', parseCount)!,
@@ -135,7 +161,7 @@ export const serveCommand: Command = new Command('serve')
     // One write, so whoever reads the first line also gets the keys with it.
     const replicating = server.replication ? replicationBanner(server.replication.record(), server.store.path) : '';
     const demo = server.demo ? `\nWidget demo: ${server.url}/demo` : '';
-    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${certificate ? trustHelp(server.url, certificate) : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}`);
+    console.log(`Punchcard listening on ${server.url} (database ${server.store.path})${replicating}${demo}${certificate ? trustHelp(server.url, certificate) : ''}${server.bootstrap ? bootstrapBanner(server.bootstrap, server.url, server.store.path) : ''}${server.firstOwner ? firstOwnerHint(server.firstOwner.projects, server.publicUrl) : ''}`);
     const shutdown = (signal: string) => {
       server.ctx.log.info(`${signal}: finishing in-flight writes and shutting down`);
       server.close().then(() => process.exit(0), (error) => {

@@ -1,4 +1,5 @@
 import type { Db } from './connection.ts';
+import { stmt } from './statements.ts';
 
 /**
  * Work tied to src/db's transaction boundaries (begin/end, atomically's savepoints, the group
@@ -31,8 +32,31 @@ export function beforeCommit(db: Db, key: string, work: () => void): void {
   else if (!pending.some(([asked]) => asked === key)) pending.push([key, work]);
 }
 
+/** Per connection: work before the COMMIT of every transaction that changed rows, and the change count at its BEGIN. */
+const changeWatchers = new WeakMap<Db, { work: () => void; changesAtBegin: number }>();
+
+const totalChanges = (db: Db) => stmt<number>(db, 'SELECT total_changes()').pluck().get()!;
+
+/**
+ * Runs `work` just before the COMMIT of every transaction src/db opens on this connection that
+ * changed a row, inside it: the CLI writes its audit entry this way, in the change's own
+ * transaction, whichever domain function made it. Connections that never ask pay nothing.
+ */
+export function beforeEveryChangingCommit(db: Db, work: () => void): void {
+  changeWatchers.set(db, { work, changesAtBegin: 0 });
+}
+
+/** After BEGIN (src/db's begin()). */
+export function transactionOpened(db: Db): void {
+  const watcher = changeWatchers.get(db);
+  if (watcher) watcher.changesAtBegin = totalChanges(db);
+}
+
 /** Before COMMIT (src/db's end()); work that asks for more work runs that too. */
 export function runBeforeCommit(db: Db): void {
+  // The watcher first: work asked for with beforeCommit may rewrite what it wrote (an erasure scrubs the audit log).
+  const watcher = changeWatchers.get(db);
+  if (watcher && totalChanges(db) > watcher.changesAtBegin) watcher.work();
   const pending = commitWork.get(db);
   while (pending && pending.length > 0) pending.shift()![1]();
 }

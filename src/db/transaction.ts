@@ -1,7 +1,7 @@
 import type { Db } from './connection.ts';
 import { stmt } from './statements.ts';
 import { transactionBegan, transactionEnded } from './cache-version.ts';
-import { dropBeforeCommit, frameKept, frameOpened, frameUndone, runBeforeCommit } from './transaction-hooks.ts';
+import { dropBeforeCommit, frameKept, frameOpened, frameUndone, runBeforeCommit, transactionOpened } from './transaction-hooks.ts';
 
 /** Transaction work must finish before its COMMIT or RELEASE. */
 export function settled<T>(result: T): T {
@@ -14,6 +14,7 @@ export function begin(db: Db): void {
   stmt(db, 'BEGIN IMMEDIATE').run();
   transactionBegan(db);
   frameOpened(db);
+  transactionOpened(db);
 }
 
 /**

@@ -6,6 +6,7 @@ import { openApiDocument } from './openapi.ts';
 import { DOCS } from './pages.ts';
 import type { MountedRoute } from './route.ts';
 import { FAVICON_LINK } from './favicon.ts';
+import { isAdminRoute } from './admin/api.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 const REDOC_PATH = '/docs/assets/redoc.standalone.js';
@@ -40,7 +41,9 @@ nav a{color:#4f46e5}</style></head><body>
  * GET /api/v1/openapi.json (public): the document of every mounted route, made once per server
  * URL. GET /docs: the API reference Redoc renders from it, beside links to the guides (/docs/NAME).
  */
-export function mountApiDocs(app: H3, ctx: AppContext, routes: MountedRoute[]): void {
+export function mountApiDocs(app: H3, ctx: AppContext, mounted: MountedRoute[]): void {
+  // The admin's surface is its own app's private API, not one for integrations: it is left out (docs/admin.md).
+  const routes = mounted.filter((route) => !isAdminRoute(route));
   let cached: { url: string; text: string } | undefined;
   const documentText = () => {
     const url = ctx.publicUrl();

@@ -9,6 +9,7 @@ import { mountSurfaces } from './surface.ts';
 import { mountApiDocs } from './api-docs.ts';
 import { mountHealth } from './health.ts';
 import { mountAdminApp } from './admin-app.ts';
+import { adminSettings } from './admin/api.ts';
 
 // The commerce routes are limited per key too, and a store's burst of deliveries by its signature checks, not by its address.
 const SERVER_API = /^\/api\/(?:v1|commerce)(?:\/|$)/;
@@ -45,6 +46,7 @@ export function createApp(ctx: AppContext, options: { demo: boolean } = { demo: 
   mountHealth(app, ctx);
   mountApiDocs(app, ctx, mountSurfaces(app, ctx));
   mountPages(app, ctx, options);
-  mountAdminApp(app);
+  // The admin's pages, unless serve --no-admin (its API is left out the same way, in surface.ts).
+  if (adminSettings(ctx).enabled) mountAdminApp(app);
   return app;
 }

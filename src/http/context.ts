@@ -7,6 +7,19 @@ import type { Guard } from './guard.ts';
 import type { ReplicationStatus } from '../replication/status.ts';
 import type { CommerceSettings } from '../integrations/commerce/woo-client.ts';
 import type { Metrics } from './metrics.ts';
+import type { ScryptCost } from '../domain/operators/passwords.ts';
+
+/** The web admin's settings (docs/admin.md); absent: the admin is on with its defaults. */
+export interface AdminSettings {
+  /** `serve --no-admin` turns /admin and /api/admin off (404). */
+  enabled: boolean;
+  /** scrypt's cost for new password hashes (DEFAULT_SCRYPT). */
+  passwordCost: ScryptCost;
+  /** Where Settings → Backups writes and lists backups: a `backups` folder beside the database. */
+  backupDir: string;
+  /** Whether the Discord bot runs inside this server (PUNCHCARD_DISCORD_BOT_TOKEN). */
+  botRunning: () => boolean;
+}
 
 /** What every route needs: the store, the clock, and the one way to write. */
 export interface AppContext {
@@ -30,4 +43,5 @@ export interface AppContext {
   metrics: Metrics;
   /** A token that reads /metrics besides the one in the database (serve --metrics-token). */
   metricsToken?: string | undefined;
+  admin?: AdminSettings;
 }

@@ -64,7 +64,7 @@ const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1
 /** The `{error, message}` answer to anything thrown; `event` names the route in what is logged. */
 export function errorResponse(thrown: unknown, log: Logger, event?: H3Event): Response {
   const error = toAppError(thrown, log, event);
-  return new Response(JSON.stringify({ error: error.error, message: error.message }), {
+  return new Response(JSON.stringify({ error: error.error, message: error.message, ...error.details }), {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
   });

@@ -64,6 +64,8 @@ export class Guard {
   readonly #projectLimits = new Map<string, { limits: ProjectRateLimits; at: number }>();
   /** Requests since start that carried forwarding headers while no proxy is trusted. */
   #untrustedForwarding = 0;
+  /** Per secret key, when its last request came (the admin's keys list): one entry per key. */
+  readonly #keyUsedAt = new Map<string, number>();
 
   constructor(
     options: GuardOptions,
@@ -160,6 +162,13 @@ export class Guard {
   /** Server API calls per secret key. */
   limitApiKey(keyId: string, projectId: string): void {
     this.#take('apiKey', keyId, this.#projectRate('apiKey', this.#limitsOf(projectId)), 'Too many requests with this API key.');
+    this.#keyUsedAt.set(keyId, this.clock().getTime());
+  }
+
+  /** When this server last took a request with the key (since it started: nothing is written per request); null if it has not. */
+  keyLastUsed(keyId: string): string | null {
+    const at = this.#keyUsedAt.get(keyId);
+    return at === undefined ? null : new Date(at).toISOString();
   }
 
   /** Widget calls per member; `write` also counts against the member's budget of changes. */

@@ -125,7 +125,10 @@ function operation(route: MountedRoute, path: string): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
   for (const [status, schema] of Object.entries(route.responses)) {
     if (!schema) continue;
-    if ('kind' in schema) responses[status] = { description: status === '201' ? 'Created' : 'OK', content: { 'application/json': { schema: jsonSchema(schema) } } };
+    if ('kind' in schema) {
+      const csv = route.csv && status === '200' ? { 'text/csv': { schema: { type: 'string', description: 'With `?format=csv`: every matching row.' } } } : {};
+      responses[status] = { description: status === '201' ? 'Created' : 'OK', content: { 'application/json': { schema: jsonSchema(schema) }, ...csv } };
+    }
     else if (schema.contentType) responses[status] = { description: schema.description, content: { [schema.contentType]: { schema: { type: 'string' } } } };
     else responses[status] = { description: schema.description, headers: { Location: { schema: { type: 'string' } } } };
   }

@@ -2,7 +2,9 @@ import type { H3, H3Event, HTTPMethod } from 'h3';
 import * as v from 'valibot';
 import { badRequest } from '../shared/errors.ts';
 import { readSnapshot } from '../db/transaction.ts';
-import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
+import { once, requestFingerprint, type KeyScope, type StoredResponse } from '../domain/ledger/idempotency.ts';
+import { recordAudit, type AuditActor } from '../domain/audit/audit-log.ts';
+import { pickLike, summarize } from '../domain/audit/summary.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
 import { canonicalPath, pathParam, readJson, readQuery, readRawBody } from './request.ts';
@@ -62,6 +64,8 @@ export interface RouteOptions<B, Q, I> {
   responses?: Partial<Record<number, Reply>>;
   /** Error statuses this route answers beyond every route's (409 outside a write; 502 when a store it calls is down). */
   errors?: number[];
+  /** With `?format=csv` the route answers its rows as text/csv instead of JSON (the admin's lists). */
+  csv?: true;
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
   /**
@@ -84,6 +88,8 @@ export interface MountedRoute {
   query: Schema | undefined;
   responses: Partial<Record<number, Reply>>;
   errors: number[];
+  /** Also answers text/csv (`?format=csv`). */
+  csv?: boolean;
   write: boolean;
   /** A write that is not a GET: Idempotency-Key is honoured (or refused where `secret`). */
   changes: boolean;
@@ -103,10 +109,19 @@ export interface Surface<C, X> {
   serve(event: H3Event, route: MountedRoute & X, next: (caller: C) => Promise<unknown>): unknown;
   /**
    * Where a caller's Idempotency-Keys live: their project; the member, where keys are a shopper's
-   * own; and a namespace for every surface but the server API, so one surface's keys never meet
-   * another's (the bot's deliveries and the shop's API calls share a project, not their keys).
+   * own; and a namespace for every surface but the server API (the admin's: each operator's own),
+   * so one surface's keys never meet another's (the bot's deliveries and the shop's API calls share
+   * a project, not their keys). `keys: false`: the surface keeps none (its writes are safe to
+   * repeat), the header is accepted and not used.
    */
-  keyScope(caller: C): { projectId: string; externalId?: string; namespace?: string };
+  keyScope(caller: C): Omit<KeyScope, 'key'> & { keys?: false };
+  /** Who the audit log names for the caller's changes (the server API's key, the admin's operator); none for shoppers, stores and bots. */
+  auditActor?(caller: C): AuditActor | undefined;
+  /**
+   * A repeat of a write whose answer carries a secret (an Idempotency-Key the UI sends with every
+   * form) answers 409 instead of the 400 that refuses the header: the secret is never stored.
+   */
+  secretsOnce?: true;
   /** After the routes: what the surface's paths answer to other methods. */
   finish(app: H3, routes: MountedRoute[]): void;
 }
@@ -155,6 +170,22 @@ export function addVary(event: H3Event, names: string): void {
   res.setHeader('vary', current === undefined ? names : `${String(current)}, ${names}`);
 }
 
+/** What a deleted thing was, for its audit entry: the fields that say what it was, when it has them. */
+const IDENTITY = { name: true, type: true, status: true, role: true, url: true, points: true, externalId: true };
+
+/** The id an answer created: a member's externalId, else its `id`, else the `id` of an object it holds (`{key, secret}`). */
+function createdId(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const fields = body as Record<string, unknown>;
+  if (typeof fields.externalId === 'string') return fields.externalId;
+  if (typeof fields.id === 'string') return fields.id;
+  for (const inner of Object.values(fields)) if (typeof inner === 'object' && inner !== null && typeof (inner as { id?: unknown }).id === 'string') return (inner as { id: string }).id;
+  return '';
+}
+
+/** The `:name` segments of a path. */
+const paramNames = (path: string) => [...path.matchAll(/:(\w+)/g)].map(([, name]) => name!);
+
 /** Sends an answer: status, replay marker, body. */
 function respond(event: H3Event, response: StoredResponse & { replayed?: boolean }): unknown {
   event.res.status = response.status;
@@ -183,6 +214,8 @@ function keyOf(event: H3Event, body: unknown): string | undefined {
  */
 export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surface: Surface<C, X>, resources: Resource<C, X>[]): MountedRoute[] {
   const routes: MountedRoute[] = [];
+  // Each path's GET handler: an audited change reads what it changes through it first (its "before").
+  const readers = new Map<string, (input: never) => unknown>();
   const route = <P extends string, B extends Schema | undefined, Q extends Schema | undefined>(
     method: HTTPMethod, path: P, options: RouteOptions<B, Q, Input<C, P, B, Q>> & X, handler: (input: Input<C, P, B, Q>) => unknown,
   ): void => {
@@ -196,19 +229,43 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       query: options.query,
       responses: options.responses ?? {},
       errors: options.errors ?? [],
+      csv: options.csv === true,
       write: options.write === true,
       changes: options.write === true && method !== 'GET',
     };
     routes.push(mounted);
+    if (method === 'GET') readers.set(path, handler as (input: never) => unknown);
+    // The state an edit or a deletion starts from, read through the path's GET in the change's transaction; none when it fails (the change then fails too).
+    const readBefore = (input: Input<C, P, B, Q>): unknown => {
+      try {
+        const state = readers.get(path)?.(input as never);
+        return state instanceof Answer ? state.body : state instanceof Promise ? undefined : state;
+      } catch {
+        return undefined;
+      }
+    };
+    const names = paramNames(path) as ParamsOf<P>[];
+    const aboutMembers = /\/members(\/|$)/.test(path);
+    /**
+     * The change's audit entry, in its transaction: the route, what it names (its path's parameters,
+     * else the id the answer created), and before/after without secrets or personal data.
+     */
+    const audit = (actor: AuditActor, projectId: string, input: Input<C, P, B, Q>, state: unknown, answer: unknown) => {
+      const target = names.length > 0 ? names.map((name) => input.param(name)).join(' ') : createdId(answer);
+      const body = input.body as unknown;
+      const change = method === 'DELETE' ? { before: pickLike(state, IDENTITY) } : { before: state === undefined ? undefined : pickLike(state, body), after: body };
+      recordAudit(ctx.db, { projectId: projectId || null, actor, action: `${method} ${path}`, target, summary: summarize(change, { member: aboutMembers }) }, input.now);
+    };
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
-      noteProject(event, surface.keyScope(caller).projectId);
+      const scope = surface.keyScope(caller);
+      noteProject(event, scope.projectId);
       if (surface.vary) addVary(event, surface.vary);
       const now = ctx.clock();
       const rawBody = options.body ? await readJson(event, { emptyAllowed: options.optionalBody }) : undefined;
       const body = options.body ? validate(options.body, rawBody) : undefined;
       const raw = options.rawBody ? await readRawBody(event) : '';
       const query = options.query ? readQuery(event, options.query) : undefined;
-      if (options.secret && event.req.headers.has('idempotency-key')) {
+      if (options.secret && !surface.secretsOnce && event.req.headers.has('idempotency-key')) {
         throw badRequest('Idempotency-Key is not accepted here: the answer carries a secret, which is never stored for a replay.');
       }
       // Added onto the caller (a fresh object per request) rather than spread into a new one: with
@@ -220,16 +277,19 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           const result = await readSnapshot(ctx.db, () => handler(input));
           return result instanceof Answer ? respond(event, result) : result;
         }
-        const key = mounted.changes ? keyOf(event, body) : undefined;
+        const key = mounted.changes && scope.keys !== false ? keyOf(event, body) : undefined;
+        const actor = mounted.changes ? surface.auditActor?.(caller) : undefined;
         let awarded = false;
         const perform = () => {
+          const before = actor && (method === 'PATCH' || method === 'DELETE') ? readBefore(input) : undefined;
           const response = stored(handler(input));
           awarded = response.storeAs === 'award';
-          return response;
+          if (actor) audit(actor, scope.projectId, input, before, response.body);
+          return options.secret ? { status: response.status, body: response.body, storeAs: 'secret' as const } : response;
         };
-        const scope = key === undefined ? undefined
-          : { ...surface.keyScope(caller), key, fingerprint: requestFingerprint(method, canonicalPath(event.url.pathname), options.rawBody ? raw : rawBody) };
-        const response = await ctx.write(() => (scope ? once(ctx.db, scope, now, perform) : perform()));
+        const keyed = key === undefined ? undefined
+          : { ...scope, key, fingerprint: requestFingerprint(method, canonicalPath(event.url.pathname), options.rawBody ? raw : rawBody) };
+        const response = await ctx.write(() => (keyed ? once(ctx.db, keyed, now, perform) : perform()));
         // Counted once committed, and not for a replay (perform did not run).
         if (awarded) ctx.metrics.award();
         return respond(event, response);

@@ -38,6 +38,8 @@ import { questReportRoutes as widgetQuestReport } from './widget/quest-report.ts
 import { referralRoutes as widgetReferrals } from './widget/referrals.ts';
 import { rewardRoutes as widgetRewards } from './widget/rewards.ts';
 import { shareRoutes as widgetShare } from './widget/share.ts';
+import { adminAccountSurface, adminProjectSurface, adminSettings } from './admin/api.ts';
+import { accountResources, projectResources } from './admin/resources.ts';
 
 /**
  * Every API surface, mounted here and nowhere else, each route through route.ts: the server API
@@ -57,5 +59,8 @@ export function mountSurfaces(app: H3, ctx: AppContext): MountedRoute[] {
     ...mountSurface(app, ctx, guestSurface(ctx), [guestRoutes]),
     ...mountSurface(app, ctx, widgetSurface(ctx), [widgetInit, widgetProfile, widgetHistory, widgetQuests, widgetQuestReport, widgetBadges, widgetRewards,
       widgetClaims, widgetGames, widgetPromo, widgetReferrals, widgetShare, widgetLeaderboard, communityWidgetRoutes]),
+    // The web admin's own surface (docs/admin.md), unless serve --no-admin.
+    ...(adminSettings(ctx).enabled
+      ? [...mountSurface(app, ctx, adminAccountSurface(ctx), accountResources), ...mountSurface(app, ctx, adminProjectSurface(ctx), projectResources)] : []),
   ];
 }

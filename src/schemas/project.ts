@@ -78,4 +78,5 @@ export const projectPatchBody = v.strictObject({
     launcherText: v.optional(v.nullable(v.pipe(text(40), v.check((value) => value.trim() !== '', 'must not be empty or blank')))),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
+  admin: v.optional(v.strictObject({ ownerTotpRequired: v.optional(bool) })),
 });

@@ -8,6 +8,8 @@ export class AppError extends Error {
     readonly error: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the answer carries beside `error` and `message` (`retryAfterSeconds`, `totpRequired`). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'AppError';

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.ts';
+import type { Page } from '../shared/page.ts';
 import { cachedRowsChanged } from '../db/cache-version.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
@@ -288,15 +289,26 @@ export function listDeliveries(db: Db, projectId: string, query: { status?: Deli
   return rows.map(toDelivery);
 }
 
+/** One webhook's deliveries, newest first, optionally of one status, a page at a time (the admin). */
+export function webhookDeliveries(db: Db, projectId: string, webhookId: string, query: { status?: DeliveryStatus | undefined; limit: number; offset: number }):
+  { deliveries: Delivery[]; pagination: Page } {
+  const where = 'WHERE d.project_id = @projectId AND d.webhook_id = @webhookId AND (@status IS NULL OR d.status = @status)';
+  const params = { projectId, webhookId, status: query.status ?? null, limit: query.limit, offset: query.offset };
+  const total = stmt<number>(db, `SELECT count(*) FROM webhook_deliveries d ${where}`).pluck().get(params)!;
+  const rows = stmt<DeliveryRow>(db, `${DELIVERY_SELECT} ${where} ORDER BY d.id DESC LIMIT @limit OFFSET @offset`).all(params);
+  return { deliveries: rows.map(toDelivery), pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total } };
+}
+
 /**
  * Sends a dead (or already delivered) delivery again: a fresh set of attempts, due now, with the
- * same event id. A pending one is refused: it is already going to be sent.
+ * same event id. A pending one is refused: it is already going to be sent. With `of` (the admin),
+ * a delivery of another webhook or project is not found.
  */
-export function replayDelivery(db: Db, publicId: string, now: Date): Delivery {
+export function replayDelivery(db: Db, publicId: string, now: Date, of?: { projectId: string; webhookId: string }): Delivery {
   return atomically(db, () => {
-    const row = stmt<{ id: number; status: DeliveryStatus; run_at: string }>(db,
-      'SELECT id, status, run_at FROM webhook_deliveries WHERE public_id = ?').get(publicId);
-    if (!row) throw notFound(`No delivery with id "${publicId}"`);
+    const row = stmt<{ id: number; status: DeliveryStatus; run_at: string; project_id: string; webhook_id: string }>(db,
+      'SELECT id, status, run_at, project_id, webhook_id FROM webhook_deliveries WHERE public_id = ?').get(publicId);
+    if (!row || (of && (row.project_id !== of.projectId || row.webhook_id !== of.webhookId))) throw notFound(`No delivery with id "${publicId}"${of ? ' of this webhook' : ''}`);
     if (row.status === 'pending') throw conflict(`Delivery ${publicId} is still pending; its next attempt is due at ${row.run_at}.`);
     stmt(db, `UPDATE webhook_deliveries SET status = 'pending', attempts = 0, run_at = ?, locked_until = NULL, last_status = NULL,
       last_error = NULL, delivered_at = NULL WHERE id = ?`).run(now.toISOString(), row.id);

@@ -73,9 +73,10 @@ export function contractProblem(method: string, url: URL, status: number, body: 
   // 503 (busy database) and a route's documented 502 (a store that is down) are the only 5xx.
   if (status >= 500 && !(status === 503 || (status === 502 && response))) return `${where}: a 5xx`;
   if (!response) return `${where}, a status the document does not list (${Object.keys(op.responses).join(', ')})`;
-  const declared = response.$ref ? 'application/json' : Object.keys(response.content ?? {})[0];
-  if (declared === undefined) return null; // a redirect: no body
-  if (!contentType?.startsWith(declared)) return `${where} with content-type ${contentType}, not ${declared}`;
+  const types = response.$ref ? ['application/json'] : Object.keys(response.content ?? {});
+  if (types.length === 0) return null; // a redirect: no body
+  const declared = types.find((type) => contentType?.startsWith(type));
+  if (declared === undefined) return `${where} with content-type ${contentType}, not ${types.join(' or ')}`;
   if (declared !== 'application/json') return null;
   const schema = response.$ref ? { $ref: '#/components/schemas/Error' } : response.content?.['application/json']?.schema;
   if (!schema) return null;

@@ -49,7 +49,7 @@ const RAISED_LIMITS: ServeOptions['guard'] = {
 
 export async function startTestServer(options: {
   clock?: TestClock; webhooks?: ServeOptions['webhooks']; guard?: ServeOptions['guard']; connections?: ServeOptions['connections']; demo?: boolean;
-  publicUrl?: string;
+  admin?: ServeOptions['admin']; publicUrl?: string;
 } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'punchcard-test-'));
   const dbPath = join(dir, 'punchcard.db');
@@ -68,6 +68,8 @@ export async function startTestServer(options: {
     commerce: { allowInsecure: true }, // the fake WooCommerce store listens on 127.0.0.1 over plain http
     guard: options.guard ?? RAISED_LIMITS,
     connections: options.connections,
+    // Admin sign-ins in tests hash with a small scrypt cost (test/helpers/admin.ts); the server's default is OWASP's.
+    admin: { passwordCost: { N: 1024, r: 8, p: 1 }, ...options.admin },
     publicUrl: options.publicUrl,
   });
   const bootstrap = server.bootstrap!;

@@ -186,3 +186,11 @@ export function updateStoreSettings(db: Db, projectId: string, storeId: string, 
     return { storeId: row.id, settings };
   });
 }
+
+/** The admin's integrations page: the project's connected store (at most one), with when its last order delivery came. */
+export function connectedStores(db: Db, projectId: string): { id: string; siteUrl: string; connectedAt: string; lastDeliveryAt: string | null; state: 'connected' }[] {
+  const row = liveStore(db, projectId);
+  if (!row) return [];
+  const lastDeliveryAt = stmt<string | null>(db, 'SELECT max(updated_at) FROM commerce_orders WHERE store_id = ?').pluck().get(row.id) ?? null;
+  return [{ id: row.id, siteUrl: row.site_url, connectedAt: row.created_at, lastDeliveryAt, state: 'connected' }];
+}

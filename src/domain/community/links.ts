@@ -61,3 +61,7 @@ export function linkCommunityAccount(
     return { communityUserId: account.id, externalId, bonus: answer };
   });
 }
+
+/** How many of the project's members linked a Discord account. */
+export const linkedMemberCount = (db: Db, projectId: string): number =>
+  stmt<number>(db, 'SELECT count(*) FROM community_links WHERE project_id = ?').pluck().get(projectId)!;

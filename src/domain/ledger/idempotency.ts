@@ -13,9 +13,10 @@ export interface StoredResponse {
   body: unknown;
   /**
    * 'award': the body is an award's `{transaction, member}`; the key then stores a reference to the
-   * ledger row and the member's counters instead of a copy (migrations/0013).
+   * ledger row and the member's counters instead of a copy (migrations/0013). 'secret': the body
+   * carries a secret shown once, so nothing of it is stored and a repeat is refused (409).
    */
-  storeAs?: 'award';
+  storeAs?: 'award' | 'secret';
 }
 
 /** A key is honoured for 24 hours. */
@@ -72,8 +73,9 @@ function awardRowId(db: Db, projectId: string, award: Award): number {
 /**
  * A shopper's keys are their own (`externalId` given: the widget), so two members never meet on one
  * key. Stored behind the member's public id, not the externalId, which may be personal; other
- * surfaces' keys behind their namespace; a newline keeps them apart from the server API's own keys,
- * which hold no control characters (and are stored as they are, as before namespaces).
+ * surfaces' keys (the admin's: each operator's own) behind their namespace; a newline keeps them
+ * apart from the server API's own keys, which hold no control characters (and are stored as they
+ * are, as before namespaces).
  */
 const storedKey = (db: Db, scope: KeyScope) => {
   if (scope.externalId !== undefined) return `${requireMember(db, scope.projectId, scope.externalId).public_id}\n${scope.key}`;
@@ -87,6 +89,10 @@ export interface KeyScope {
   externalId?: string | undefined;
   namespace?: string | undefined;
 }
+
+/** Stored in place of an answer that carried a secret: a repeat learns it was made, never the secret. */
+const SECRET_ANSWER = 0;
+
 
 /**
  * Runs `perform` at most once per (project, key) within 24 hours, or per (project, member, key)
@@ -110,15 +116,19 @@ export function once(
     if (!fingerprint.equals(previous.fingerprint)) {
       throw conflict(`Idempotency-Key "${scope.key}" was already used with a different request. Use a new key for a new request.`);
     }
+    if (previous.status === SECRET_ANSWER) {
+      throw conflict(`This request was already made with Idempotency-Key "${scope.key}"; its answer held a secret, shown only that once.`);
+    }
     const body = previous.transaction_id === null ? JSON.parse(previous.body!) : replayAward(db, previous.transaction_id, previous.counters!);
     return { status: previous.status, body, replayed: true };
   }
   const response = perform();
   const award = response.storeAs === 'award' ? (response.body as Award) : null;
+  const secret = response.storeAs === 'secret';
   stmt(db, `INSERT OR REPLACE INTO idempotency_keys (project_id, key, fingerprint, status, body, transaction_id, counters, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    scope.projectId, key, fingerprint, response.status,
-    award ? null : JSON.stringify(response.body),
+    scope.projectId, key, fingerprint, secret ? SECRET_ANSWER : response.status,
+    award ? null : secret ? 'null' : JSON.stringify(response.body),
     award ? awardRowId(db, scope.projectId, award) : null,
     award ? JSON.stringify([award.member.totalPointsEarned, award.member.currentStreak, award.member.longestStreak]) : null,
     now.getTime());

@@ -262,10 +262,14 @@ const INDEXED_MATCHES = { ascii: indexedMatches(true), other: indexedMatches(fal
 
 const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1] ? b[0] - a[0] : a[1] < b[1] ? 1 : -1);
 
+/** How a listing may be ordered (the admin's member table): newest first unless told. */
+export const MEMBER_SORTS = { createdAt: 'created_at', points: 'points', totalPointsEarned: 'total_points_earned' } as const;
+export interface MemberSort { sort: keyof typeof MEMBER_SORTS; order: 'asc' | 'desc' }
+
 export function listMembers(
   db: Db,
   projectId: string,
-  query: { search?: string | undefined; limit: number; offset: number },
+  query: { search?: string | undefined; limit: number; offset: number } & Partial<MemberSort>,
 ): { members: Member[]; pagination: Page } {
   const search = query.search ?? '';
   const countLimit = query.offset + query.limit + SEARCH_COUNT_AHEAD;
@@ -285,13 +289,17 @@ export function listMembers(
   });
   const ascii = isAscii(search);
   const where = scope(search, ascii);
-  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`, params);
+  // Other orders than newest first sort the matching rows (no index: one on points would cost every award a page).
+  const order = query.sort === undefined || query.sort === 'createdAt' ? null : MEMBER_SORTS[query.sort];
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const orderBy = order === null ? `created_at ${direction}, id ${direction}` : `${order} ${direction}, id ${direction}`;
+  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`, params);
   if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
   }
   const matches = stmt<[number, string]>(db, INDEXED_MATCHES[ascii ? 'ascii' : 'other']).raw(true).all(params);
-  if (matches.length === countLimit) return page(countLimit, selectPage());
+  if (matches.length === countLimit || order !== null || direction === 'ASC') return page(Math.min(matches.length, countLimit), selectPage());
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
   return page(matches.length, ids.map((id) => memberById(db, id)));

@@ -1,4 +1,6 @@
 import type { Db } from '../../db/connection.ts';
+import { beforeCommit } from '../../db/transaction-hooks.ts';
+import { rewriteAuditEntries, type AuditSummary } from '../audit/audit-log.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { listMemberBadges, type MemberBadge } from '../badges/member-badges.ts';
@@ -6,8 +8,8 @@ import { allTransactions, type Transaction } from '../ledger/ledger.ts';
 import { emitMember, memberById, memberView, requireMember, type Member, type MemberRow } from './members.ts';
 import { memberQuestHistory } from '../quests/quest-progress.ts';
 
-/** Free text written with the member's ledger entries and events: dropped from the member's event payloads. */
-const FREE_TEXT_FIELDS = new Set(['description', 'metadata', 'properties']);
+/** Free text written with the member's ledger entries, events and audit entries: dropped from the member's own (payloads, summaries). */
+const FREE_TEXT_FIELDS = new Set(['description', 'metadata', 'properties', 'reason', 'note']);
 /** Shorter strings (an initial, "NY") would redact unrelated text and identify nobody. */
 const MIN_PERSONAL_LENGTH = 3;
 
@@ -35,9 +37,9 @@ const ERASED = '[erased]';
  * Events and stored answers are scanned per project: both are bounded by their retention (the
  * webhook retention, 24 hours).
  */
-function scrubCopies(db: Db, row: MemberRow): void {
+/** How the erased member's data is taken out of a copy: their personal values, and in their own records free text too. */
+function redactions(row: MemberRow) {
   const personal = personalStrings(row);
-  stmt(db, 'UPDATE transactions SET description = NULL, metadata = NULL WHERE member_id = ? AND (description IS NOT NULL OR metadata IS NOT NULL)').run(row.id);
   const redactText = (text: string) => personal.reduce((out, value) => out.replaceAll(value, ERASED), text);
   const redact = (value: unknown, own: boolean): unknown => {
     if (typeof value === 'string') {
@@ -51,7 +53,28 @@ function scrubCopies(db: Db, row: MemberRow): void {
     return value;
   };
   // JSON escapes some characters, so look for each value as JSON writes it.
-  const needles = JSON.stringify([row.public_id, ...personal].map((text) => JSON.stringify(text).slice(1, -1)));
+  const asJson = [row.public_id, ...personal].map((text) => JSON.stringify(text).slice(1, -1));
+  return { personal, redactText, redact, asJson };
+}
+
+/**
+ * The audit log keeps the erasure and the changes before it, without the member's data: entries
+ * that named their externalId name their public id, and the member's own entries lose their free
+ * text (a reason, a description). Run at the end of the erasing transaction, after the entry that
+ * records the erasure itself is written.
+ */
+function scrubAudit(db: Db, row: MemberRow): void {
+  const { redact, asJson } = redactions(row);
+  rewriteAuditEntries(db, row.project_id, { target: row.external_id, needles: asJson.slice(1) }, ({ target, summary }) => {
+    const own = target === row.external_id;
+    return { target: own ? row.public_id : (redact(target, false) as string), summary: redact(summary, own) as AuditSummary };
+  });
+}
+
+function scrubCopies(db: Db, row: MemberRow): void {
+  const { personal, redactText, redact, asJson } = redactions(row);
+  stmt(db, 'UPDATE transactions SET description = NULL, metadata = NULL WHERE member_id = ? AND (description IS NOT NULL OR metadata IS NOT NULL)').run(row.id);
+  const needles = JSON.stringify(asJson);
   const mentions = (column: string) => `EXISTS (SELECT 1 FROM json_each(@needles) n WHERE instr(${column}, n.value) > 0)`;
   const events = stmt<{ id: number; data: string }>(db, `SELECT id, data FROM events WHERE project_id = @projectId AND ${mentions('data')}`)
     .all({ projectId: row.project_id, needles });
@@ -94,6 +117,10 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     stmt(db, 'DELETE FROM community_links WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
+    // The audit log keeps the erasure but not the externalId: at the end of the transaction, after the entry that records it is written.
+    beforeCommit(db, `forget ${row.public_id} in the audit log`, () => {
+      if (memberById(db, row.id).erased_at !== null) scrubAudit(db, row);
+    });
     return { success: true, deleted: externalId };
   });
 }

@@ -99,11 +99,12 @@ export function listKeys(db: Db, projectId: string): ApiKeyInfo[] {
   return (stmt(db, 'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, rowid').all(projectId) as KeyRow[]).map(toInfo);
 }
 
-export function revokeKey(db: Db, keyId: string, now: Date): ApiKeyInfo {
+/** Revokes a key; with `projectId` (the admin), a key of another project is not found either. */
+export function revokeKey(db: Db, keyId: string, now: Date, projectId?: string): ApiKeyInfo {
   keyCaches.delete(db);
   return atomically(db, () => {
     const row = stmt(db, 'SELECT * FROM api_keys WHERE id = ?').get(keyId) as KeyRow | undefined;
-    if (!row) throw notFound(`No API key with id "${keyId}"`);
+    if (!row || (projectId !== undefined && row.project_id !== projectId)) throw notFound(`No API key with id "${keyId}"${projectId ? ' in this project' : ''}`);
     if (row.revoked_at === null) {
       row.revoked_at = now.toISOString();
       stmt(db, 'UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(row.revoked_at, keyId);

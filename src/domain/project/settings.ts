@@ -59,6 +59,8 @@ export interface Settings {
     launcherText: string | null;
   };
   rateLimits: ProjectRateLimits;
+  /** The web admin: owners must sign in with a second factor (TOTP) to act on this project. */
+  admin: { ownerTotpRequired: boolean };
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -80,6 +82,7 @@ export const DEFAULT_SETTINGS: Settings = {
     launcherText: null,
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
+  admin: { ownerTotpRequired: false },
 };
 
 /** Objects merge key by key; anything else (arrays included) replaces. */

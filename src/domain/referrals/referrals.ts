@@ -230,16 +230,27 @@ export function referralStats(db: Db, projectId: string, externalId: string, pub
   return atomically(db, () => {
     const member = requireMember(db, projectId, externalId);
     const referralCode = referralCodeFor(db, member, now);
-    const stats = stmt<{ total: number; pending: number | null; converted: number | null; earned: number | null }>(db, `SELECT count(*) AS total,
-      sum(status = 'PENDING') AS pending, sum(status = 'CONVERTED') AS converted, sum(referrer_points) AS earned FROM referrals WHERE referrer_id = ?`)
-      .get(member.id)!;
     const { referrerReward, refereeReward } = getSettings(db, projectId).referral;
     return {
       referralCode,
       shareLink: shareLink(db, projectId, referralCode, publicUrl),
-      stats: { totalReferrals: stats.total, pendingReferrals: stats.pending ?? 0, convertedReferrals: stats.converted ?? 0, totalPointsEarned: stats.earned ?? 0 },
+      stats: referralCounts(db, member.id),
       rewards: { referrerReward, refereeReward },
       limits: limitUse(db, member, now),
     };
   });
+}
+
+/** What a member's referrals came to: made, pending, converted, and the points they earned the referrer. */
+function referralCounts(db: Db, memberId: number) {
+  const stats = stmt<{ total: number; pending: number | null; converted: number | null; earned: number | null }>(db, `SELECT count(*) AS total,
+    sum(status = 'PENDING') AS pending, sum(status = 'CONVERTED') AS converted, sum(referrer_points) AS earned FROM referrals WHERE referrer_id = ?`)
+    .get(memberId)!;
+  return { totalReferrals: stats.total, pendingReferrals: stats.pending ?? 0, convertedReferrals: stats.converted ?? 0, totalPointsEarned: stats.earned ?? 0 };
+}
+
+/** The member's code (null until they first share) and referral counts, read only: for the admin's profile. */
+export function referralSummary(db: Db, member: MemberRow): { referralCode: string | null; stats: ReturnType<typeof referralCounts> } {
+  const referralCode = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id) ?? null;
+  return { referralCode, stats: referralCounts(db, member.id) };
 }

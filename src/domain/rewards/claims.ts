@@ -242,3 +242,57 @@ export function drawRaffle(db: Db, projectId: string, rewardId: string, winners:
     };
   });
 }
+
+/** The admin's claim lists: pending waits for the shop (a parcel, a raffle draw); fulfilled is done. */
+export const CLAIM_GROUPS = {
+  pending: ['PENDING', 'SHIPPED', 'ENTERED'],
+  fulfilled: ['COMPLETED', 'DELIVERED', 'WON', 'LOST'],
+  all: ['COMPLETED', 'PENDING', 'SHIPPED', 'DELIVERED', 'ENTERED', 'WON', 'LOST'],
+} as const satisfies Record<string, readonly ClaimStatus[]>;
+
+/** A claim as the admin lists it: the reward and member named, when it was fulfilled. */
+export interface ClaimListing {
+  id: string;
+  reward: { id: string; name: string; type: RewardType };
+  member: { externalId: string };
+  pointsSpent: number;
+  couponCode?: string;
+  status: ClaimStatus;
+  createdAt: string;
+  /** Delivered, drawn or (for rewards that need nothing more) claimed; null while pending. */
+  fulfilledAt: string | null;
+}
+
+type ListingRow = ClaimRow & { external_id: string; reward_name: string; reward_type: RewardType };
+
+const LISTING_SELECT = `SELECT c.id, c.public_id, c.reward_id, c.member_id, c.points_spent, c.coupon_code, c.status, c.created_at, c.updated_at,
+  m.external_id, r.name AS reward_name, r.type AS reward_type FROM reward_claims c JOIN members m ON m.id = c.member_id JOIN rewards r ON r.id = c.reward_id`;
+
+const toListing = (row: ListingRow): ClaimListing => ({
+  id: row.public_id,
+  reward: { id: row.reward_id, name: row.reward_name, type: row.reward_type },
+  member: { externalId: row.external_id },
+  pointsSpent: row.points_spent,
+  ...(row.coupon_code !== null ? { couponCode: row.coupon_code } : {}),
+  status: row.status,
+  createdAt: row.created_at,
+  fulfilledAt: row.status === 'COMPLETED' ? row.created_at : (CLAIM_GROUPS.fulfilled as readonly string[]).includes(row.status) ? row.updated_at : null,
+});
+
+/** GET /claims of the admin: a project's claims in a group, optionally of one reward, newest first, a page at a time. */
+export function claimsPage(db: Db, projectId: string, filter: { group: keyof typeof CLAIM_GROUPS; rewardId?: string | undefined; limit: number; offset: number }):
+  { claims: ClaimListing[]; pagination: { total: number; limit: number; offset: number; hasMore: boolean } } {
+  const statuses = CLAIM_GROUPS[filter.group].map((status) => `'${status}'`).join(', ');
+  const where = `WHERE c.project_id = @projectId AND c.status IN (${statuses}) AND (@rewardId IS NULL OR c.reward_id = @rewardId)`;
+  const params = { projectId, rewardId: filter.rewardId ?? null, limit: filter.limit, offset: filter.offset };
+  const total = stmt<number>(db, `SELECT count(*) FROM reward_claims c ${where}`).pluck().get(params)!;
+  const rows = stmt<ListingRow>(db, `${LISTING_SELECT} ${where} ORDER BY c.id DESC LIMIT @limit OFFSET @offset`).all(params);
+  return { claims: rows.map(toListing), pagination: { total, limit: filter.limit, offset: filter.offset, hasMore: filter.offset + rows.length < total } };
+}
+
+/** One claim as the admin lists it, or 404. */
+export function claimListing(db: Db, projectId: string, claimId: string): ClaimListing {
+  const row = stmt<ListingRow>(db, `${LISTING_SELECT} WHERE c.public_id = ? AND c.project_id = ?`).get(claimId, projectId);
+  if (!row) throw notFound(`No claim with id "${claimId}" in this project`);
+  return toListing(row);
+}

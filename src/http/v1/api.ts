@@ -26,6 +26,8 @@ export function serverSurface(ctx: AppContext): Surface<ServerCaller, object> {
       return next({ key });
     },
     keyScope: ({ key }) => ({ projectId: key.projectId }),
+    // Every change a secret key makes is in the project's audit log, under the key's id (docs/admin.md).
+    auditActor: ({ key }) => ({ type: 'api', id: key.keyId, label: key.prefix }),
     finish: refuseUnservedMethods,
   };
 }

@@ -8,14 +8,17 @@ import { emptyBody } from '../../schemas/common.ts';
 import { webhookCreateBody, webhookUpdateBody } from '../../schemas/webhooks.ts';
 import { created } from '../route.ts';
 import type { ServerApi } from './api.ts';
+import type { AppContext } from '../context.ts';
 import * as answers from '../../schemas/answers/server.ts';
 
+/** The URL policy with its DNS lookup, before the transaction: a write never waits on the network. */
+export const webhookUrlCheck = (ctx: AppContext) => async ({ body }: { body: { url?: string | undefined } }, run: () => Promise<unknown>) => {
+  if (body.url !== undefined) await checkWebhookUrl(body.url, ctx.webhooks, ctx.webhooks.resolve);
+  return run();
+};
+
 export function webhookRoutes({ route, ctx }: ServerApi): void {
-  /** The URL policy with its DNS lookup, before the transaction: a write never waits on the network. */
-  const checkUrl = async ({ body }: { body: { url?: string | undefined } }, run: () => Promise<unknown>) => {
-    if (body.url !== undefined) await checkWebhookUrl(body.url, ctx.webhooks, ctx.webhooks.resolve);
-    return run();
-  };
+  const checkUrl = webhookUrlCheck(ctx);
 
   route('GET', '/webhooks', { responses: { 200: answers.webhookList } }, ({ key }) => listWebhooks(ctx.db, key.projectId));
 

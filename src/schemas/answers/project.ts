@@ -37,4 +37,5 @@ export const projectAnswer = v.pipe(v.object({
   socialShare: v.object({ pointsPerShare: int, maxSharesPerDay: int, cooldownMinutes: int, platforms: v.array(str) }),
   widget: v.object({ ...widgetSettings.entries, allowedOrigins: v.array(str) }),
   rateLimits: v.object({ apiKey: limit, member: limit, memberWrites: limit, promoFailures: limit }),
+  admin: v.object({ ownerTotpRequired: bool }),
 }), v.title('Project'));
