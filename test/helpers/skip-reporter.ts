@@ -19,7 +19,8 @@ export default class SkipReporter implements Reporter {
       const reasons = new Map<string, number>();
       for (const test of module.children.allTests('skipped')) {
         if (test.options.mode === 'todo') continue;
-        const reason = test.meta().skipReason ?? test.result().note;
+        const result = test.result();
+        const reason = test.meta().skipReason ?? (result.state === 'skipped' ? result.note : undefined);
         if (reason === undefined) unexplained++;
         else reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
       }
