@@ -8,7 +8,7 @@ import { revealSecrets } from '../secret-output.ts';
 import { readJsonFile } from './catalog.ts';
 import { botAction } from './community-bot.ts';
 
-export const communityCommand = new Command('community').description('the Discord community integration: settings, secret, the bot (docs/discord.md)');
+export const communityCommand = new Command('community').description('the Discord community integration (docs/discord.md)');
 
 /** Prints settings, and the webhook secret (once) the way every command reveals secrets. */
 function show(command: Command, settings: Record<string, unknown> & { webhookSecret?: string }, json: boolean | undefined): void {

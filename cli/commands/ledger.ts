@@ -15,7 +15,7 @@ import { dbPath, hasDatabase, withStore } from '../context.ts';
 import { parseDuration, parsePositiveInt, printJson, printSummary, printTable } from '../output.ts';
 import { checkReplication } from './replicate.ts';
 
-export const membersCommand = new Command('members').description('look at members');
+export const membersCommand = new Command('members').description("a project's members");
 
 membersCommand.command('list')
   .description('list a project\'s members, newest first')
@@ -49,7 +49,7 @@ membersCommand.command('show')
     printTable(transactions.map((t) => ({ ...t })), ['createdAt', 'amount', 'balance', 'type', 'source', 'actor', 'description', 'expiresAt']);
   }));
 
-export const pointsCommand = new Command('points').description('adjust balances by hand (recorded with actor "cli")');
+export const pointsCommand = new Command('points').description('adjust a member\'s balance by hand (recorded with actor "cli")');
 
 pointsCommand.command('add')
   .description('award (positive) or deduct (negative) points')
