@@ -162,7 +162,8 @@ export async function buildBinary() {
     // /docs serves Redoc's standalone bundle from the package; the executable carries it.
     'node_modules/redoc/bundles/redoc.standalone.js': join(ROOT, 'node_modules/redoc/bundles/redoc.standalone.js'),
   };
-  for (const file of [...filesBelow('docs'), ...filesBelow('dist/public')]) assets[file] = join(ROOT, file);
+  // The docs link to the README, the benchmark figures and the licence, which /docs serves too.
+  for (const file of [...filesBelow('docs'), ...filesBelow('dist/public'), 'README.md', 'bench/README.md', 'LICENSE']) assets[file] = join(ROOT, file);
   writeFileSync(join(work, 'manifest.json'), JSON.stringify(Object.keys(assets)));
   assets['manifest.json'] = join(work, 'manifest.json');
 

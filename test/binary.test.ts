@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokenDocLinks } from './helpers/docs.ts';
 
 const BUILT = fileURLToPath(new URL('../dist/punchcard', import.meta.url));
 const built = existsSync(BUILT);
@@ -62,6 +63,11 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
 
   it('creates a project, serves it, awards points over HTTP and reads them back, writing only in its data folder', async () => {
     expect(run(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // `doctor` right after the build (docs/install.md): the program alone, no database yet, none made.
+    const fresh = spawnSync(binary(), ['doctor'], { cwd: folder, env, encoding: 'utf8' });
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/^Program: Punchcard \d+\.\d+\.\d+ \(single executable\) on Node 22\.\d+\.\d+, SQLite 3\.\d+\.\d+, \d+ migrations\.\nDatabase: none yet at /);
+    expect(filesBelow(folder)).toEqual(['punchcard']);
     const created = run(['projects', 'create', '--name', 'Shop', '--json']);
     expect(created.stderr).toBe('');
     const { secretKey, project } = JSON.parse(created.stdout) as { secretKey: string; project: { id: string } };
@@ -80,6 +86,8 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect(widget.status).toBe(200);
     expect((await widget.text()).length).toBeGreaterThan(1000);
     expect((await fetch(`${url}/docs/api`)).status).toBe(200);
+    // Every link of the guides works here too: the README, the benchmark figures and the units it carries.
+    expect(await brokenDocLinks(url)).toEqual([]);
     // The API reference: the document made from the routes, and Redoc's bundle carried inside.
     expect((await (await fetch(`${url}/api/v1/openapi.json`)).json()).openapi).toBe('3.1.0');
     expect((await fetch(`${url}/docs/assets/redoc.standalone.js`)).status).toBe(200);

@@ -58,3 +58,38 @@ export function readEnvironmentFile(text: string): Record<string, string> {
   }
   return env;
 }
+
+/**
+ * Follows every link of the start page, the API reference and the guides a server serves under
+ * /docs, and answers the ones that do not work: a page that is not 200, or an anchor (`#x`) that the
+ * page it points into has no element for. Links to other sites are not followed.
+ */
+export async function brokenDocLinks(baseUrl: string): Promise<string[]> {
+  const pages = new Map<string, Promise<{ status: number; html: string }>>();
+  const load = (path: string) => {
+    if (!pages.has(path)) {
+      pages.set(path, fetch(`${baseUrl}${path}`).then(async (res) => ({ status: res.status, html: res.headers.get('content-type')?.startsWith('text/html') ? await res.text() : '' })));
+    }
+    return pages.get(path)!;
+  };
+  const broken: string[] = [];
+  const queue = ['/', '/docs'];
+  const crawled = new Set<string>();
+  while (queue.length > 0) {
+    const from = queue.shift()!;
+    if (crawled.has(from)) continue;
+    crawled.add(from);
+    const { html } = await load(from);
+    for (const [, raw] of html.matchAll(/<a\s[^>]*href="([^"]*)"/g)) {
+      const href = raw!.replaceAll('&amp;', '&');
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href) && !href.startsWith(baseUrl)) continue; // another site
+      const url = new URL(href, `${baseUrl}${from}`);
+      const path = url.pathname;
+      const target = await load(path);
+      if (target.status !== 200) broken.push(`${from} → ${href}: ${target.status}`);
+      else if (url.hash && !target.html.includes(`id="${decodeURIComponent(url.hash.slice(1))}"`)) broken.push(`${from} → ${href}: no such anchor`);
+      if (path === '/docs' || path.startsWith('/docs/')) queue.push(path);
+    }
+  }
+  return broken;
+}
