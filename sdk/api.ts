@@ -6383,7 +6383,7 @@ export interface operations {
                     siteUrl: string;
                     consumerKey: string;
                     consumerSecret: string;
-                    organizationId: string;
+                    organizationId?: string;
                 };
             };
         };
