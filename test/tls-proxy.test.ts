@@ -30,6 +30,7 @@ const missing = [CADDY, NGINX, '/usr/bin/certutil', '/usr/bin/chromium'].filter(
 if (missing.length > 0 && process.env.CI) throw new Error(`${missing.join(', ')} missing: apt-get install caddy nginx libnss3-tools chromium (.ci/run does)`);
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
 /** Wrong keys a client may send per hour before a 429: low, so a test reaches it in a few requests. */
 const AUTH_FAILURES = 3;
 
@@ -234,6 +235,10 @@ Punchcard.init(Object.assign(${JSON.stringify(claims)}, {
       await page.locator('[data-punchcard] .launcher').click();
       await expect.poll(async () => page.getByRole('dialog').textContent(), { timeout: 20_000 }).toContain('250');
       expect(errors).toEqual([]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      // The drawer's opening animation, awaited rather than slept through, before the picture.
+      await page.evaluate(() => Promise.all(document.querySelector('[data-punchcard]')!.shadowRoot!.getAnimations().map((animation) => animation.finished)));
+      await page.screenshot({ path: join(ARTIFACTS, 'tls-proxy-widget.png') });
     } finally {
       await browser?.close();
     }
