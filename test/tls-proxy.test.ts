@@ -26,8 +26,8 @@ import { TEST_MASTER_KEY } from './helpers/server.ts';
 
 const CADDY = '/usr/bin/caddy';
 const NGINX = '/usr/sbin/nginx';
-const missing = [CADDY, NGINX, '/usr/bin/certutil', '/usr/bin/chromium'].filter((path) => !existsSync(path));
-if (missing.length > 0 && process.env.CI) throw new Error(`${missing.join(', ')} missing: apt-get install caddy nginx libnss3-tools chromium (.ci/run does)`);
+const missing = [CADDY, NGINX, '/usr/bin/certutil', '/usr/bin/openssl', '/usr/bin/chromium'].filter((path) => !existsSync(path));
+if (missing.length > 0 && process.env.CI) throw new Error(`${missing.join(', ')} missing: apt-get install caddy nginx libnss3-tools openssl chromium (.ci/run does)`);
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = join(import.meta.dirname, '..', 'test-artifacts');
@@ -113,7 +113,7 @@ async function checkClientAddresses(name: string, port: number, ca: string, firs
 
 describe.skipIf(missing.length > 0)('docs/production.md\'s TLS fronts', {
   timeout: 90_000,
-  meta: missing.length > 0 ? { skipReason: `needs ${missing.join(', ')}: apt-get install caddy nginx libnss3-tools chromium (.ci/run does)` } : {},
+  meta: missing.length > 0 ? { skipReason: `needs ${missing.join(', ')}: apt-get install caddy nginx libnss3-tools openssl chromium (.ci/run does)` } : {},
 }, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'punchcard-tls-'));
