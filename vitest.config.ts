@@ -10,5 +10,7 @@ export default defineConfig({
     // Each file starts its own server on 127.0.0.1 with its own SQLite file; two workers fit the 2-core machines.
     pool: 'forks',
     maxWorkers: 2,
+    // After the summary, every skipped test with the reason it gives (test/helpers/skip-reporter.ts).
+    reporters: ['default', './test/helpers/skip-reporter.ts'],
   },
 });

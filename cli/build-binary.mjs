@@ -34,7 +34,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, 'node_modules/.cache/punchcard-binary');
 const OUT = join(ROOT, 'dist/punchcard');
 
-const run = (file, args, options = {}) => execFileSync(file, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+/**
+ * Runs a tool with its output captured: node-gyp's compile (a hundred-odd lines of the addon's
+ * compiler warnings), Node's blob writer and postject (LIEF's warnings about the binary's note
+ * sections) say nothing a build needs while they succeed. When one fails, what it printed is shown.
+ */
+function run(file, args, options = {}) {
+  try {
+    execFileSync(file, args, { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024, ...options });
+  } catch (error) {
+    for (const stream of [error.stdout, error.stderr]) if (stream?.length) process.stderr.write(stream);
+    throw new Error(`build:binary: ${[file, ...args].join(' ')} failed (its output is above)`);
+  }
+}
 const step = (text) => console.log(`build:binary: ${text}`);
 
 /** The official Node binary and headers, from the registry package, checked against the pinned hash. */
@@ -128,6 +140,7 @@ async function bundle(work) {
 }
 
 export async function buildBinary() {
+  step('building dist/ (as npm run build does)');
   await buildDist();
   const nodeDir = nodeDist();
   const addon = sqliteAddon(nodeDir);
@@ -149,7 +162,8 @@ export async function buildBinary() {
     // /docs serves Redoc's standalone bundle from the package; the executable carries it.
     'node_modules/redoc/bundles/redoc.standalone.js': join(ROOT, 'node_modules/redoc/bundles/redoc.standalone.js'),
   };
-  for (const file of [...filesBelow('docs'), ...filesBelow('dist/public')]) assets[file] = join(ROOT, file);
+  // The docs link to the README, the benchmark figures and the licence, which /docs serves too.
+  for (const file of [...filesBelow('docs'), ...filesBelow('dist/public'), 'README.md', 'bench/README.md', 'LICENSE']) assets[file] = join(ROOT, file);
   writeFileSync(join(work, 'manifest.json'), JSON.stringify(Object.keys(assets)));
   assets['manifest.json'] = join(work, 'manifest.json');
 
@@ -167,7 +181,7 @@ export async function buildBinary() {
     run(node, ['--experimental-sea-config', config], { cwd: work });
     copyFileSync(node, partial);
     chmodSync(partial, 0o755);
-    run(process.execPath, [join(ROOT, 'node_modules/postject/dist/cli.js'), partial, 'NODE_SEA_BLOB', join(work, 'sea.blob'), '--sentinel-fuse', SEA_FUSE], { stdio: ['ignore', 'ignore', 'inherit'] });
+    run(process.execPath, [join(ROOT, 'node_modules/postject/dist/cli.js'), partial, 'NODE_SEA_BLOB', join(work, 'sea.blob'), '--sentinel-fuse', SEA_FUSE]);
   };
   step('making the blob, then training its code cache');
   writeFileSync(cache, '');

@@ -22,8 +22,10 @@ export const dbPath = (command: Command) => setting(command, 'db', String)!;
  * Refuses a missing or empty database file: a wrong --db or working folder must not quietly
  * create (and then report on) a new empty database.
  */
+export const hasDatabase = (path: string): boolean => existsSync(path) && statSync(path).size > 0;
+
 export function requireDatabase(path: string): void {
-  if (existsSync(path) && statSync(path).size > 0) return;
+  if (hasDatabase(path)) return;
   throw new Error(`no database at ${resolve(path)}${existsSync(path) ? ' (the file is empty)' : ''}. `
     + `Pass --db PATH or set PUNCHCARD_DB, or run from the folder that holds ${DEFAULT_DB}; only ${CREATING_COMMANDS} create a new one.`);
 }

@@ -39,6 +39,12 @@ addMemberFiles(membersCommand);
 addMemberPrivacy(membersCommand);
 addRaffleDraw(catalogCommands.find((group) => group.name() === 'rewards')!);
 
+// A group's line in `punchcard --help` ends with its commands, so what it does is never out of step with them.
+for (const group of program.commands) {
+  const names = group.commands.map((command) => command.name());
+  if (names.length > 0) group.description(`${group.description()}: ${names.join(', ')}`);
+}
+
 // No top-level await: the single executable runs this bundle as CommonJS (Node's SEA has no ESM entry).
 program.parseAsync().catch((error: unknown) => {
   // Errors a user can act on print as one line; anything else keeps its stack for a bug report.

@@ -6409,7 +6409,7 @@ export interface operations {
                     siteUrl: string;
                     consumerKey: string;
                     consumerSecret: string;
-                    organizationId: string;
+                    organizationId?: string;
                 };
             };
         };

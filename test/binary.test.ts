@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokenDocLinks } from './helpers/docs.ts';
 
 const BUILT = fileURLToPath(new URL('../dist/punchcard', import.meta.url));
 const built = existsSync(BUILT);
@@ -47,7 +48,8 @@ function run(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe.skipIf(!built)('the single executable, alone in an empty folder', { timeout: 60_000 }, () => {
+const notBuilt = 'dist/punchcard is not built here: `npm run build:binary` makes it (CI does, before the tests)';
+describe.skipIf(!built)('the single executable, alone in an empty folder', { timeout: 60_000, meta: built ? {} : { skipReason: notBuilt } }, () => {
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), 'punchcard-binary-'));
     copyFileSync(BUILT, binary());
@@ -61,6 +63,11 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
 
   it('creates a project, serves it, awards points over HTTP and reads them back, writing only in its data folder', async () => {
     expect(run(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // `doctor` right after the build (docs/install.md): the program alone, no database yet, none made.
+    const fresh = spawnSync(binary(), ['doctor'], { cwd: folder, env, encoding: 'utf8' });
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toMatch(/^Program: Punchcard \d+\.\d+\.\d+ \(single executable\) on Node 22\.\d+\.\d+, SQLite 3\.\d+\.\d+, \d+ migrations\.\nDatabase: none yet at /);
+    expect(filesBelow(folder)).toEqual(['punchcard']);
     const created = run(['projects', 'create', '--name', 'Shop', '--json']);
     expect(created.stderr).toBe('');
     const { secretKey, project } = JSON.parse(created.stdout) as { secretKey: string; project: { id: string } };
@@ -84,6 +91,8 @@ describe.skipIf(!built)('the single executable, alone in an empty folder', { tim
     expect(admin.status).toBe(200);
     const entry = /src="(\/admin\/assets\/main\.\w+\.js)"/.exec(await admin.text())?.[1];
     expect((await fetch(`${url}${entry}`)).status).toBe(200);
+    // Every link of the guides works here too: the README, the benchmark figures and the units it carries.
+    expect(await brokenDocLinks(url)).toEqual([]);
     // The API reference: the document made from the routes, and Redoc's bundle carried inside.
     expect((await (await fetch(`${url}/api/v1/openapi.json`)).json()).openapi).toBe('3.1.0');
     expect((await fetch(`${url}/docs/assets/redoc.standalone.js`)).status).toBe(200);

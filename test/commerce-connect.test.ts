@@ -65,6 +65,9 @@ describe('POST /api/commerce/connect', () => {
     expect([...store.webhooks.keys()].some((id) => oldHooks.includes(id))).toBe(false);
     expect(store.webhooks.size).toBe(3);
     expect(again.body.webhooks.map((hook: { id: number }) => hook.id).sort()).toEqual([...store.webhooks.keys()].sort());
+    // organizationId is a label of the caller's: without one, the store is labelled with the project's id.
+    const { organizationId: _label, ...unlabelled } = connectBody();
+    expect((await server.api.post('/api/commerce/connect', unlabelled)).body).toMatchObject({ id: first.body.id, organizationId: server.projectId });
 
     const other = await server.api.post('/api/commerce/connect', { ...connectBody(), siteUrl: 'http://127.0.0.2:9/shop' });
     expect(other.status).toBe(409);

@@ -96,5 +96,9 @@ describe('punchcard community', () => {
     const bad = punchcard(['--db', db, 'community', 'settings', '--project', project.id, '--set', 'messagePoints=-2']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('messagePoints');
-  }, 120_000); // six runs of the command: slow when the machine is busy
+    // A field that takes text gets the digits as text, short or long (a client id, as docs/discord.md sets it); null clears it.
+    const client = punchcardJson(['--db', db, 'community', 'settings', '--project', project.id, '--set', 'oauthClientId=555000111', 'oauthClientSecret=12345']);
+    expect(client).toMatchObject({ oauthClientId: '555000111', oauthClientSecretSet: true });
+    expect(punchcardJson(['--db', db, 'community', 'settings', '--project', project.id, '--set', 'oauthClientId=null'])).toMatchObject({ oauthClientId: null });
+  }, 120_000); // eight runs of the command: slow when the machine is busy
 });

@@ -128,6 +128,8 @@ describe('replication with Litestream', { timeout: 120_000 }, () => {
     const keyless = punchcard(['restore', '--from', replica, '--db', join(dir, 'keyless.db')], { PUNCHCARD_MASTER_KEY: '' });
     expect(keyless.status).toBe(1);
     expect(keyless.stdout).toContain('No master key');
+    // …and what to do next.
+    expect(keyless.stdout).toContain(`set PUNCHCARD_MASTER_KEY to it (or write it to ${join(dir, 'keyless.db')}.key, mode 0600), then check with: punchcard doctor --db ${join(dir, 'keyless.db')}`);
     expect(existsSync(join(dir, 'keyless.db'))).toBe(true);
     expect(existsSync(join(dir, 'keyless.db.key'))).toBe(false);
     // Nor does doctor (or any command) then make a new key that could not read the secrets: it names the one it needs.

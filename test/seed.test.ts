@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { openStore } from '../src/db/store.ts';
-import { punchcard, punchcardJson, spawnServer } from './helpers/cli.ts';
+import { punchcard, punchcardJson, secretsFile, spawnServer } from './helpers/cli.ts';
 import { client } from './helpers/http.ts';
 import { TEST_MASTER_KEY } from './helpers/server.ts';
 
@@ -200,5 +200,29 @@ describe('punchcard seed --demo', { timeout: 90_000 }, () => {
     expect(punchcardJson(['--db', usedDb, 'project', 'show', '--project', id]).welcomeBonus).toBe(5);
     // A real project seeded with the demo is still not the demo project.
     expect(punchcard(['--db', usedDb, 'serve', '--port', '0', '--demo']).stderr).toMatch(/this database has none/);
+  });
+
+  it('writes the new demo project\'s keys to a 0600 file beside the database when stdout is not a terminal, and says where', async () => {
+    const demoDb = join(dir, 'demo-file.db');
+    const seeded = punchcard(['--db', demoDb, 'seed', '--demo']);
+    expect(seeded.status).toBe(0);
+    expect(seeded.stdout).not.toMatch(/sk_live_|whsk_/);
+    const file = secretsFile(seeded.stdout);
+    expect(file).not.toBeNull();
+    expect(dirname(file!)).toBe(dir);
+    expect(statSync(file!).mode & 0o777).toBe(0o600);
+    const secretKey = /^secret key\s+(sk_live_\S+)$/m.exec(readFileSync(file!, 'utf8'))?.[1];
+    expect(readFileSync(file!, 'utf8')).toMatch(/^widget secret\s+whsk_\S+$/m);
+    // The key in the file is the demo project's: it reads the demo catalog.
+    const server = await spawnServer(demoDb);
+    try {
+      const rewards = await client(server.url, secretKey).get('/api/v1/rewards');
+      expect(rewards.status).toBe(200);
+      expect((rewards.body as { rewards: unknown[] }).rewards.length).toBeGreaterThan(0);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    // Seeding again shows no keys, and writes no file.
+    expect(punchcard(['--db', demoDb, 'seed', '--demo']).stdout).not.toMatch(/secrets\.txt/);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawRaffle, fulfilClaim } from '../src/domain/rewards/claims.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
-import { widgetClient, type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
+import { type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
 
 // Issue 25 through the widget API: My rewards (item 2), numbers with their multiplier (item 4),
 // history lines the widget words itself (item 10) and the guest view (item 7).

@@ -5,7 +5,7 @@ import { EN, KEYS } from '../widget/src/strings.ts';
 import { TRANSLATIONS } from '../widget/src/translations.ts';
 import { client } from './helpers/http.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
-import { widgetClient, type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
+import { type WidgetSigner, shopperHelpers } from './helpers/widget.ts';
 
 // Issue 25 through the widget API, for the shopper UI: init returns the level (item 5) and the
 // strings of the visitor's language (speed), the programme's name (item 14), Arabic and Hebrew

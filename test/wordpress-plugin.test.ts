@@ -42,7 +42,9 @@ const headerOf = (config: { publicKey: string; externalId: string; timestamp: nu
   Buffer.from(JSON.stringify({ publicKey: config.publicKey, externalId: config.externalId, timestamp: config.timestamp, signature: config.signature,
     member: config.member })).toString('base64');
 
-describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', () => {
+describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', {
+  meta: missing.length === 0 ? {} : { skipReason: `needs ${missing.join(', ')}: apt-get install wordpress php-cli mariadb-server (.ci/run does)` },
+}, () => {
   let punchcard: TestServer;
   let proxy: CommerceProxy;
   let site: WordPressSite;

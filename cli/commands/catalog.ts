@@ -46,10 +46,46 @@ function itemInput(kind: CatalogKind, options: Record<string, string | undefined
   return input;
 }
 
+/** What --help needs of a field's valibot schema. */
+interface SchemaShape {
+  type: string;
+  wrapped?: SchemaShape;
+  pipe?: readonly SchemaShape[];
+  options?: readonly unknown[];
+  item?: SchemaShape;
+  entries?: Record<string, SchemaShape>;
+}
+
+/**
+ * The values a field takes, read from its schema, for --help: a choice's options (a reward's
+ * `type`), a JSON array's or object's choices (a multiplier's `sources`, a badge's `criteria`).
+ */
+function valuesHint(schema: SchemaShape): string | undefined {
+  if (schema.wrapped) return valuesHint(schema.wrapped);
+  const root = schema.pipe?.[0] ?? schema;
+  if (root.type === 'picklist') return `one of ${root.options?.join(', ')}`;
+  if (root.type === 'array' && root.item) {
+    const item = valuesHint(root.item);
+    return item && `a JSON array, each ${item}`;
+  }
+  if ((root.type === 'object' || root.type === 'strict_object') && root.entries) {
+    const fields = Object.entries(root.entries).map(([name, entry]) => {
+      const hint = valuesHint(entry);
+      return hint ? `${name} (${hint})` : name;
+    });
+    return `a JSON object: ${fields.join(', ')}`;
+  }
+  return undefined;
+}
+
 function withFieldOptions(command: Command, kind: CatalogKind): Command {
   command.option('--from-json <file>', 'read the item (or the changes) from a JSON file; flags override it');
   command.option('--key <key>', 'stable key, matched by "punchcard seed --file" ("null" clears it)');
-  for (const [field, type] of Object.entries(kind.fields)) command.option(`--${kebab(field)} <value>`, `${field} (${HINTS[type]}; "null" clears)`);
+  const entries: Record<string, SchemaShape> = kind.schema.entries;
+  for (const [field, type] of Object.entries(kind.fields)) {
+    const values = entries[field] && valuesHint(entries[field]);
+    command.option(`--${kebab(field)} <value>`, `${field} (${values ?? HINTS[type]}; "null" clears)`);
+  }
   return command.option('--json', 'print JSON');
 }
 
@@ -62,7 +98,7 @@ function printItems(kind: CatalogKind, items: CatalogItem[]): void {
 
 /** `punchcard quests|rewards|badges|games|promo|multipliers|levels list|create|update|archive`, one generator for all seven. */
 export const catalogCommands: Command[] = CATALOGS.map(({ kind, create, update }) => {
-  const group = new Command(kind.command ?? kind.path).description(`manage the project's ${kind.noun}s (list, create, update, archive)`);
+  const group = new Command(kind.command ?? kind.path).description(`a project's ${kind.noun}s`);
 
   group.command('list')
     .description(`list live ${kind.noun}s`)

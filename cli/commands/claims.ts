@@ -3,7 +3,7 @@ import { drawRaffle, fulfilClaim, FULFILMENT_STATUSES, listClaims } from '../../
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
-export const claimsCommand = new Command('claims').description('reward claims: list them, move a PHYSICAL or CUSTOM claim through fulfilment');
+export const claimsCommand = new Command('claims').description('reward claims, and a PHYSICAL or CUSTOM claim\'s fulfilment');
 
 claimsCommand.command('list')
   .description('list claims, newest first')

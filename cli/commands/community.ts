@@ -8,7 +8,7 @@ import { revealSecrets } from '../secret-output.ts';
 import { readJsonFile } from './catalog.ts';
 import { botAction } from './community-bot.ts';
 
-export const communityCommand = new Command('community').description('the Discord community integration: settings, secret, the bot (docs/discord.md)');
+export const communityCommand = new Command('community').description('the Discord community integration (docs/discord.md)');
 
 /** Prints settings, and the webhook secret (once) the way every command reveals secrets. */
 function show(command: Command, settings: Record<string, unknown> & { webhookSecret?: string }, json: boolean | undefined): void {
@@ -36,13 +36,26 @@ communityCommand.command('settings')
     for (const pair of options.set ?? []) {
       const at = pair.indexOf('=');
       if (at < 1) throw new Error(`--set takes field=value (got "${pair}")`);
-      patch[pair.slice(0, at)] = parseValue(pair.slice(at + 1));
+      patch[pair.slice(0, at)] = parseValue(pair.slice(0, at), pair.slice(at + 1));
     }
     show(command, { ...updateCommunitySettings(db, box, options.project, validate(communitySettingsPatch, patch), new Date()) }, options.json);
   }));
 
-/** Ids are digit strings that JSON would read as numbers: a value that is all digits stays text unless the field wants a number. */
-function parseValue(text: string): unknown {
+/** Whether a settings field takes text (the guild, the OAuth client's id and secret), read from its schema. */
+function takesText(field: string): boolean {
+  let schema: { type: string; wrapped?: unknown } | undefined = Object.hasOwn(communitySettingsPatch.entries, field)
+    ? communitySettingsPatch.entries[field as keyof typeof communitySettingsPatch.entries] : undefined;
+  while (schema?.wrapped) schema = schema.wrapped as { type: string; wrapped?: unknown };
+  return schema?.type === 'string';
+}
+
+/**
+ * A --set value as the field takes it. Discord ids are digits, which JSON would read as numbers
+ * (and past 2^53, wrongly): a field that takes text gets the text as it is (`null` still clears it);
+ * elsewhere values are JSON, and a long run of digits (an id in a list) stays text.
+ */
+function parseValue(field: string, text: string): unknown {
+  if (takesText(field) && text !== 'null') return text;
   if (/^\d{15,}$/.test(text)) return text;
   try {
     return JSON.parse(text);

@@ -6,7 +6,7 @@ import { parseDuration, printJson, printTable } from '../output.ts';
 
 const COLUMNS = ['id', 'type', 'prefix', 'createdAt', 'expiresAt', 'revokedAt'];
 
-export const keysCommand = new Command('keys').description('create, list and revoke API keys');
+export const keysCommand = new Command('keys').description("a project's API keys (secret and publishable)");
 
 keysCommand.command('create')
   .description('create an API key; the full key is printed once and only its hash is stored')

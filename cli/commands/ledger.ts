@@ -8,11 +8,15 @@ import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
-import { dbPath, withStore } from '../context.ts';
+import { resolve } from 'node:path';
+import { bundledMigrations } from '../../src/db/migrations.ts';
+import { openSqlite } from '../../src/db/sqlite.ts';
+import { isSingleExecutable, VERSION } from '../../src/shared/assets.ts';
+import { dbPath, hasDatabase, withStore } from '../context.ts';
 import { parseDuration, parsePositiveInt, printJson, printSummary, printTable } from '../output.ts';
 import { checkReplication } from './replicate.ts';
 
-export const membersCommand = new Command('members').description('look at members');
+export const membersCommand = new Command('members').description("a project's members");
 
 membersCommand.command('list')
   .description('list a project\'s members, newest first')
@@ -46,7 +50,7 @@ membersCommand.command('show')
     printTable(transactions.map((t) => ({ ...t })), ['createdAt', 'amount', 'balance', 'type', 'source', 'actor', 'description', 'expiresAt']);
   }));
 
-export const pointsCommand = new Command('points').description('adjust balances by hand (recorded with actor "cli")');
+export const pointsCommand = new Command('points').description('adjust a member\'s balance by hand (recorded with actor "cli")');
 
 pointsCommand.command('add')
   .description('award (positive) or deduct (negative) points')
@@ -73,11 +77,36 @@ export const expireCommand = new Command('expire')
     console.log(`Expired ${report.points} points across ${report.members} members.`);
   }));
 
+/** What doctor checks before any database: this program runs here (its SQLite driver loads) and carries its migrations. */
+async function programCheck() {
+  const sqlite = openSqlite(':memory:');
+  const version = sqlite.prepare('SELECT sqlite_version()').pluck().get() as string;
+  sqlite.close();
+  return { version: VERSION, node: process.versions.node, singleExecutable: isSingleExecutable(), sqlite: version, migrations: (await bundledMigrations()).length };
+}
+
 export const doctorCommand = new Command('doctor')
-  .description('check database integrity, the ledger invariant and replication lag (exits 1 on any problem); report webhook backlogs')
+  .description('check this program (Node, the SQLite driver, its migrations), then the database: integrity, the ledger invariant and replication lag '
+    + '(exits 1 on any problem); report webhook backlogs. Without --db or PUNCHCARD_DB and no ./data/punchcard.db yet, it checks the program alone')
   .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
   .option('--json', 'print JSON')
-  .action((options: { maxLag: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+  .action(async (options: { maxLag: string; json?: boolean }, command: Command) => {
+    const program = await programCheck();
+    const programLine = `Program: Punchcard ${program.version}${program.singleExecutable ? ' (single executable)' : ''} on Node ${program.node}, `
+      + `SQLite ${program.sqlite}, ${program.migrations} migrations.`;
+    // A fresh install (the default path, nothing there yet) is not a problem; a --db or PUNCHCARD_DB naming nothing is.
+    if (command.getOptionValueSourceWithGlobals('db') === 'default' && !hasDatabase(dbPath(command))) {
+      const note = `Database: none yet at ${resolve(dbPath(command))}; \`punchcard serve\` creates it (--db or PUNCHCARD_DB names another).`;
+      if (options.json) printJson({ healthy: true, program, database: null, note });
+      else console.log(`${programLine}\n${note}`);
+      return;
+    }
+    if (!options.json) console.log(programLine);
+    await doctorDatabase(options, command, program);
+  });
+
+function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Command, program: Awaited<ReturnType<typeof programCheck>>) {
+  return withStore(command, ({ db }) => {
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     const violations = checkLedger(db);
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
@@ -88,7 +117,7 @@ export const doctorCommand = new Command('doctor')
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
     const coupons = couponHealth(db);
-    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
+    if (options.json) printJson({ healthy, program, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
@@ -106,4 +135,5 @@ export const doctorCommand = new Command('doctor')
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
-  }));
+  });
+}

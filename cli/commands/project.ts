@@ -6,7 +6,7 @@ import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printSummary } from '../output.ts';
 import { readJsonFile } from './catalog.ts';
 
-export const projectCommand = new Command('project').description("show or change one project's settings (name, time zone, expiry, bonuses, referrals, sharing, widget)");
+export const projectCommand = new Command('project').description("the settings of one project (time zone, expiry, bonuses, referrals, sharing, widget), not the projects themselves");
 
 projectCommand.command('show')
   .description('print the project and all its settings, defaults included')

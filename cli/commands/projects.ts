@@ -4,7 +4,7 @@ import { dbPath, withStore } from '../context.ts';
 import { revealSecrets } from '../secret-output.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
-export const projectsCommand = new Command('projects').description('create and manage projects (tenants)');
+export const projectsCommand = new Command('projects').description('the projects (tenants) themselves, each with its own keys, members, catalog and settings');
 
 projectsCommand.command('create')
   .description('create a project with a secret key, a publishable key and a widget signing secret (creates the database if there is none; '

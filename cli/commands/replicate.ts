@@ -49,7 +49,7 @@ function printStatus(db: string, record: StatusRecord | null): void {
   if (record.lastError) console.log(`Last error:  ${record.lastError}`);
 }
 
-export const replicateCommand = new Command('replicate').description('off-machine replication with Litestream (see `serve --replicate`)');
+export const replicateCommand = new Command('replicate').description('off-machine replication with Litestream (see `serve --replicate`; `restore --from` reads a replica)');
 
 replicateCommand.command('status')
   .description('on/off, the replica, the last sync and the lag, as the server replicating this database last recorded them')

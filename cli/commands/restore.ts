@@ -44,7 +44,14 @@ export const restoreCommand = new Command('restore')
       console.log(`Restored ${report.db} from ${source}.`);
       console.log(`Checked: SQLite integrity ok; ${report.migrated.length === 0 ? 'schema up to date' : `migrated (${report.migrated.join(', ')})`}; ledger consistent for ${report.members} member(s).`);
       if (report.replaced) console.log(`The database it replaced is kept at ${report.replaced}; delete it once you no longer need it.`);
-      console.log(report.keyProblem ?? 'Master key: matches the database.');
+      if (!report.keyProblem) console.log('Master key: matches the database.');
+      else {
+        // The data is in place: say what is left to do, not only what is wrong.
+        console.log(`Master key: ${report.keyProblem}`);
+        console.log(`So the restored data cannot be used yet: the server will not start on it. Take the key from your password manager (or the .key file `
+          + `beside the database the copy came from), set PUNCHCARD_MASTER_KEY to it (or write it to ${report.db}.key, mode 0600), then check with: `
+          + `punchcard doctor --db ${report.db}`);
+      }
     }
     // The data is in place either way; a missing or wrong key is what still stops the server.
     if (report.keyProblem) process.exitCode = 1;

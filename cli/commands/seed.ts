@@ -8,7 +8,8 @@ import type { Db } from '../../src/db/connection.ts';
 import { validate } from '../../src/shared/validate.ts';
 import { CATALOGS } from '../../src/schemas/catalog.ts';
 import { projectPatchBody } from '../../src/schemas/project.ts';
-import { withStore } from '../context.ts';
+import { dbPath, withStore } from '../context.ts';
+import { revealSecrets } from '../secret-output.ts';
 import type { Store } from '../../src/db/store.ts';
 import { getProject, type CreatedProject } from '../../src/domain/project/projects.ts';
 import { createDemoProject, demoProject } from '../../src/domain/widget/widget-demo.ts';
@@ -191,15 +192,20 @@ export const seedCommand = new Command('seed')
       return console.log(`Catalog: ${result.created} created, ${result.updated} updated, ${result.unchanged} unchanged.`);
     }
     const { newProject, ...result } = seedDemo(store, options.project, options.force === true, now);
-    // The new demo project's keys: with --json, or to a terminal; never into a log.
-    const showKeys = newProject !== null && (options.json === true || process.stdout.isTTY);
-    const keys = showKeys ? { secretKey: newProject.secretKey, publishableKey: newProject.publishableKey, widgetSecret: newProject.widgetSecret } : {};
-    if (options.json) return printJson({ ...result, ...keys });
+    if (options.json) {
+      const keys = newProject ? { secretKey: newProject.secretKey, publishableKey: newProject.publishableKey, widgetSecret: newProject.widgetSecret } : {};
+      return printJson({ ...result, ...keys });
+    }
+    // The new demo project's keys, shown once as projects create shows them: to a terminal, else to a 0600 file, never into a log.
+    const keyLines = newProject ? [`  publishable key  ${newProject.publishableKey}`, ...revealSecrets(dbPath(command), newProject.project.id, [
+      { label: 'secret key', value: newProject.secretKey },
+      { label: 'widget secret', value: newProject.widgetSecret },
+    ]).lines] : [];
     console.log([
       `${newProject ? 'Created the demo project' : 'Seeded project'} "${result.project.name}" (${result.project.id}).`,
       `Catalog: ${result.created} created, ${result.skipped.length} skipped. Demo members added: ${result.demoMembers}.`,
       ...result.skipped.map((line) => `  skipped ${line}`),
-      ...(showKeys ? [`  secret key       ${keys.secretKey}`, `  publishable key  ${keys.publishableKey}`, `  widget secret    ${keys.widgetSecret}`] : []),
+      ...(newProject ? ['Its keys, shown only now:', ...keyLines] : []),
       ...(result.project.demo ? ['Serve the demo shop with: punchcard serve --demo'] : []),
     ].join('\n'));
   }, { create: options.demo === true }));

@@ -4,7 +4,7 @@ import { enableWebhook, listWebhooks, webhookProject, webhookView, type Webhook 
 import { withStore } from '../context.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
-export const webhooksCommand = new Command('webhooks').description('look at webhooks and their deliveries; replay, re-enable');
+export const webhooksCommand = new Command('webhooks').description("a project's outbound webhooks and their deliveries");
 
 webhooksCommand.command('list')
   .description("list a project's webhooks (never their secrets)")

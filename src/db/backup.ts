@@ -1,6 +1,6 @@
 import { openSqlite } from './sqlite.ts';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Db } from './connection.ts';
 
@@ -54,4 +54,67 @@ export function backupDatabase(db: Db, file: string): BackupReport {
     rmSync(partial, { force: true });
     throw error;
   }
+}
+
+export interface FolderBackupReport extends BackupReport {
+  /** The copies this run deleted (names in the folder), oldest first. */
+  pruned: string[];
+  /** How many copies it made are left in the folder, this one included. */
+  kept: number;
+}
+
+/** How many of the copies in a folder to keep: the newest `keep`, plus the newest of each of the latest `keepWeekly` weeks. */
+export interface Retention {
+  keep?: number | undefined;
+  keepWeekly?: number | undefined;
+}
+
+/** The database's file name without `.db`: the copies of `punchcard.db` are `punchcard-<time>.db`. */
+const baseName = (dbPath: string) => basename(dbPath).replace(/\.db$/, '');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * `punchcard-2026-05-01T031500.123Z.db`: the UTC time to the millisecond (two runs in one second
+ * get two names), sortable as text, without colons (some file systems refuse them).
+ */
+export function backupName(dbPath: string, now: Date): string {
+  const iso = now.toISOString();
+  return `${baseName(dbPath)}-${iso.slice(0, 10)}T${iso.slice(11, 23).replace(/:/g, '')}Z.db`;
+}
+
+/** The Monday (UTC) of a YYYY-MM-DD date: the week a copy counts in. */
+function weekOf(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() - ((day.getUTCDay() + 6) % 7));
+  return day.toISOString().slice(0, 10);
+}
+
+/**
+ * Deletes the copies of `dbPath` in `folder` that the retention does not keep. Only names this
+ * program gives (`backupName`: the database's name, a dash, a UTC time, `.db`) count: other files,
+ * copies of another database, and copies written under a name of your choosing are never touched.
+ * The newest copy is always kept; without a retention, every copy is.
+ */
+export function pruneBackups(folder: string, dbPath: string, retention: Retention): { pruned: string[]; kept: number } {
+  const own = new RegExp(`^${escapeRegExp(baseName(dbPath))}-(\\d{4}-\\d{2}-\\d{2})T\\d{6}\\.\\d{3}Z\\.db$`);
+  const copies = readdirSync(folder).filter((name) => own.test(name)).sort().reverse(); // newest first
+  if (retention.keep === undefined && retention.keepWeekly === undefined) return { pruned: [], kept: copies.length };
+  const keep = new Set(copies.slice(0, Math.max(1, retention.keep ?? 0)));
+  const weeks = new Set<string>();
+  for (const name of copies) {
+    const week = weekOf(own.exec(name)![1]!);
+    if (weeks.has(week) || weeks.size >= (retention.keepWeekly ?? 0)) continue;
+    weeks.add(week);
+    keep.add(name); // the newest copy of the week
+  }
+  const pruned = copies.filter((name) => !keep.has(name)).reverse();
+  for (const name of pruned) rmSync(join(folder, name));
+  if (pruned.length > 0) fsyncPath(folder);
+  return { pruned, kept: keep.size };
+}
+
+/** Backs up into `folder` under a name of the time (`backupName`), then applies the retention to the copies there. */
+export function backupIntoFolder(db: Db, dbPath: string, folder: string, now: Date, retention: Retention): FolderBackupReport {
+  const report = backupDatabase(db, join(folder, backupName(dbPath, now)));
+  return { ...report, ...pruneBackups(resolve(folder), dbPath, retention) };
 }

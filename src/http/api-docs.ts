@@ -13,9 +13,16 @@ const REDOC_PATH = '/docs/assets/redoc.standalone.js';
 
 /** Redoc's standalone bundle, from the package or the executable (never a CDN): read once, on the first visit to /docs. */
 const REDOC_FILE = 'node_modules/redoc/bundles/redoc.standalone.js';
+/**
+ * The one thing the bundle loads from another origin: the logo beside "API docs by Redocly" in its
+ * sidebar, from Redoc's CDN. The page's policy refuses it (and the browser logs that): served with
+ * an empty image in its place, so the page asks nothing of another origin.
+ */
+const CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E";
 let redoc: Buffer | undefined;
 const redocScript = () => {
-  if (!redoc && hasRootFile(REDOC_FILE)) redoc = readRootFile(REDOC_FILE);
+  if (!redoc && hasRootFile(REDOC_FILE)) redoc = Buffer.from(readRootFile(REDOC_FILE).toString('utf8').replaceAll(CDN_LOGO, EMPTY_IMAGE));
   return redoc;
 };
 

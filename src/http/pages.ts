@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
 import { getQuery, type H3, type H3Event } from 'h3';
 import { WIDGET_SCRIPT } from '../../widget/files.ts';
 import { LANGUAGES } from '../../widget/src/strings.ts';
@@ -6,7 +7,7 @@ import { TRANSLATIONS } from '../../widget/src/translations.ts';
 import { notFound } from '../shared/errors.ts';
 import { referralLanding } from '../domain/referrals/referrals.ts';
 import { demoProject } from '../domain/widget/widget-demo.ts';
-import { readRootFile, rootFileNames } from '../shared/assets.ts';
+import { hasRootFile, readRootFile, rootFileNames } from '../shared/assets.ts';
 import { signWidgetSession } from '../domain/widget/widget-auth.ts';
 import type { AppContext } from './context.ts';
 import { assetResponse } from './static-asset.ts';
@@ -15,9 +16,27 @@ import { FAVICON_LINK, FAVICON_PATH, faviconResponse } from './favicon.ts';
 
 const DOCS_DIR = 'docs/';
 const DOC_FILES = rootFileNames(DOCS_DIR);
-export const DOCS = DOC_FILES.filter((file) => file.endsWith('.md')).map((file) => file.slice(0, -3));
-/** Files beside the docs that they link to (the systemd unit), served as plain text. */
-const DOC_ATTACHMENTS = DOC_FILES.filter((file) => !file.endsWith('.md'));
+/**
+ * Pages outside docs/ that the guides link to, served beside them under /docs: the README (its
+ * configuration table) and the benchmark figures, by their path in the checkout.
+ */
+const LINKED_PAGES: Record<string, string> = { 'README.md': 'readme', 'bench/README.md': 'benchmarks' };
+/** What /docs/NAME serves as a rendered page: the checkout's path of each. */
+const MARKDOWN = new Map<string, string>([
+  ...DOC_FILES.filter((file) => file.endsWith('.md')).map((file): [string, string] => [file.slice(0, -3), `${DOCS_DIR}${file}`]),
+  ...Object.entries(LINKED_PAGES).filter(([file]) => hasRootFile(file)).map(([file, name]): [string, string] => [name, file]),
+]);
+export const DOCS = [...MARKDOWN.keys()];
+/** Files the docs link to, served as plain text: the systemd units beside them, the licence. */
+const ATTACHMENTS = new Map<string, string>([
+  ...DOC_FILES.filter((file) => !file.endsWith('.md')).map((file): [string, string] => [file, `${DOCS_DIR}${file}`]),
+  ...(hasRootFile('LICENSE') ? [['LICENSE', 'LICENSE'] as [string, string]] : []),
+]);
+/** Where each served file is, by its path in the checkout: how a relative link in a page finds its target. */
+const SERVED = new Map<string, string>([
+  ...[...MARKDOWN].map(([name, file]): [string, string] => [file, `/docs/${name}`]),
+  ...[...ATTACHMENTS].map(([name, file]): [string, string] => [file, `/docs/${name}`]),
+]);
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside a <script>: no "</script>" or "<!--" can close it early. */
@@ -103,24 +122,24 @@ ${demo ? '<p>See the widget working on the <a href="/demo">demo shop page</a>.</
 const slug = (text: string) => text.toLowerCase().trim().replace(/<[^>]*>/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
 
 /**
- * Where a docs link goes when served here: `api.md#x` → `/docs/api#x`, `punchcard.service` →
- * `/docs/punchcard.service`, absolute URLs and anchors unchanged; null for files outside docs/,
- * which this server does not serve (the link's text stays, without a link).
+ * Where a link of the page at `page` (its path in the checkout) goes when served here, resolved as
+ * in the checkout: in docs/, `api.md#x` → `/docs/api#x`, `../README.md#configuration` →
+ * `/docs/readme#configuration`, `punchcard.service` → `/docs/punchcard.service`; absolute URLs and
+ * anchors unchanged; null for a file this server does not serve (a source file: the link's text
+ * stays, without a link).
  */
-function docHref(href: string): string | null {
+function docHref(href: string, page: string): string | null {
   if (/^([a-z][a-z0-9+.-]*:|#|\/)/i.test(href)) return href;
   const [path = '', anchor] = href.split('#', 2);
-  const suffix = anchor === undefined ? '' : `#${anchor}`;
-  if (path.endsWith('.md') && DOCS.includes(path.slice(0, -3))) return `/docs/${path.slice(0, -3)}${suffix}`;
-  if (DOC_ATTACHMENTS.includes(path)) return `/docs/${path}`;
-  return null;
+  const url = SERVED.get(posix.normalize(posix.join(posix.dirname(page), path)));
+  return url === undefined ? null : `${url}${anchor === undefined ? '' : `#${anchor}`}`;
 }
 
 /**
  * Markdown to HTML with `marked` (GFM tables, code); links made to work on this server, headings given anchors.
  * `marked` is loaded on the first docs page, not at start: building its rules costs every start several milliseconds.
  */
-async function renderDoc(markdown: string): Promise<string> {
+async function renderDoc(markdown: string, page: string): Promise<string> {
   const { Marked } = await import('marked');
   const seen = new Map<string, number>();
   const renderer = new Marked({
@@ -133,7 +152,7 @@ async function renderDoc(markdown: string): Promise<string> {
         return `<h${depth} id="${escapeHtml(count === 0 ? base : `${base}-${count}`)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
       link(token) {
-        const href = docHref(token.href);
+        const href = docHref(token.href, page);
         if (href === null) return this.parser.parseInline(token.tokens);
         token.href = href;
         return false;
@@ -148,8 +167,9 @@ const renderedDocs = new Map<string, { title: string; html: string }>();
 async function docPage(name: string): Promise<Response> {
   let doc = renderedDocs.get(name);
   if (!doc) {
-    const markdown = readRootFile(`${DOCS_DIR}${name}.md`).toString('utf8');
-    doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: await renderDoc(markdown) };
+    const file = MARKDOWN.get(name)!;
+    const markdown = readRootFile(file).toString('utf8');
+    doc = { title: /^#\s+(.+)$/m.exec(markdown)?.[1] ?? name, html: await renderDoc(markdown, file) };
     renderedDocs.set(name, doc);
   }
   return page(`${doc.title} · Punchcard`, `<p><a href="/">Punchcard</a> › docs</p>${doc.html}`);
@@ -208,9 +228,10 @@ export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean })
   app.get(FAVICON_PATH, faviconResponse);
   app.get('/docs/:name', (event) => {
     const name = event.context.params?.name ?? '';
-    if (DOCS.includes(name)) return docPage(name);
-    if (DOC_ATTACHMENTS.includes(name)) {
-      return new Response(readRootFile(`${DOCS_DIR}${name}`), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+    if (MARKDOWN.has(name)) return docPage(name);
+    const attachment = ATTACHMENTS.get(name);
+    if (attachment !== undefined) {
+      return new Response(readRootFile(attachment), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
     }
     throw notFound(`No document "${name}"; see / for the list.`);
   });

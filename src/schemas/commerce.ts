@@ -13,7 +13,8 @@ export const connectBody = v.strictObject({
   siteUrl: httpUrl,
   consumerKey: consumerPart('ck'),
   consumerSecret: consumerPart('cs'),
-  organizationId: identifier(255),
+  /** Your own label for the store (the WordPress plugin sends the project's id, the default); Punchcard keeps it and answers it, nothing depends on it. */
+  organizationId: v.optional(identifier(255)),
 });
 
 /** PATCH settings: any of the settings, at least one; an unknown one is refused by name. */

@@ -27,7 +27,8 @@ export interface ConnectInput {
   siteUrl: string;
   consumerKey: string;
   consumerSecret: string;
-  organizationId: string;
+  /** A label of the caller's; the project's id when none is given. */
+  organizationId?: string | undefined;
 }
 
 /** Removes webhooks from a store, best effort: a store that is down keeps them until it disables them itself. */
@@ -85,7 +86,7 @@ export async function connectStore(deps: CommerceDeps, projectId: string, input:
   }
   let saved: { store: StoreView; created: boolean };
   try {
-    saved = await deps.write(() => saveConnection(deps.db, deps.box, projectId, { ...creds, organizationId: input.organizationId, webhookSecret: secret, webhooks }, deps.clock()));
+    saved = await deps.write(() => saveConnection(deps.db, deps.box, projectId, { ...creds, organizationId: input.organizationId ?? projectId, webhookSecret: secret, webhooks }, deps.clock()));
   } catch (error) {
     await removeWebhooks(deps, creds, webhooks);
     throw error;
