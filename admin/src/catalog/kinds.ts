@@ -101,6 +101,7 @@ export const KINDS: KindSpec[] = [
         when: { field: 'type', is: ['SPIN_WHEEL', 'SLOTS', 'DICE', 'SCRATCH_CARD'] } },
       int('checkinPoints', { when: { field: 'type', is: ['DAILY_CHECKIN'] } }),
       { name: 'streakBonuses', type: 'rows', fields: [int('day'), int('bonus')], when: { field: 'type', is: ['DAILY_CHECKIN'] } },
+      { name: 'showOdds', type: 'bool', initial: true, when: { field: 'type', is: ['SPIN_WHEEL', 'SLOTS', 'DICE', 'SCRATCH_CARD'] } },
       active, key,
     ],
   },

@@ -238,6 +238,7 @@ export const en = {
       digitalContent: 'Digital content',
       expiresAt: 'Expires',
       isActive: 'Active',
+      showOdds: "Show each prize's odds to shoppers",
       key: 'Key',
       completionMode: 'Completed by',
       action: 'Event name',
