@@ -301,8 +301,9 @@ describe('GET /members/lookup', () => {
     expect(byId.body).toEqual({ error: 'Not Found', message: expect.stringMatching(/externalId "nobody"/) });
   });
 
-  it('is not shadowed by a member whose externalId is "lookup"', async () => {
-    await server.api.post('/api/v1/members', { externalId: 'lookup', name: 'Literally lookup' });
+  it('is not shadowed by a member whose externalId is "lookup" (one made before such ids were refused)', async () => {
+    server.ctx.db.prepare(`INSERT INTO members (public_id, project_id, external_id, name, created_at, updated_at)
+      VALUES ('mem_literallylookup', ?, 'lookup', 'Literally lookup', ?, ?)`).run(server.projectId, now(), now());
     const res = await server.api.get('/api/v1/members/lookup?externalId=grace');
     expect(res.body.externalId).toBe('grace');
   });

@@ -23,3 +23,6 @@ export const memberLookupQuery = v.pipe(
   v.strictObject({ email: v.optional(text(254)), externalId: v.optional(externalId) }),
   v.check((q) => (q.email === undefined) !== (q.externalId === undefined), 'must give exactly one of email or externalId'),
 );
+
+/** `/members/lookup` for export and erasure: by externalId only (emails are not unique), whatever it is. */
+export const memberByExternalIdQuery = v.strictObject({ externalId });

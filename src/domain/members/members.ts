@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { beforeCommit } from '../../db/transaction-hooks.ts';
-import { notFound } from '../../shared/errors.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { levelFor } from '../levels/member-level.ts';
 import type { Level } from '../catalog/level-kind.ts';
@@ -162,10 +162,28 @@ export function indexNewMembers(db: Db): void {
 }
 
 /**
+ * externalIds no path of the API can address, so no new member may take one: `.` and `..` are the
+ * dot segments every client and proxy removes from a URL path (`/members/..` is `/`), and `lookup`
+ * is a route of its own beside `/members/{externalId}` (test/members.test.ts derives that list
+ * from the routes). Members that already hold one stay reachable with `?externalId=` on
+ * `/members/lookup` (read, export, erase) and in the CLI.
+ */
+export const UNADDRESSABLE_EXTERNAL_IDS: ReadonlySet<string> = new Set(['.', '..', 'lookup']);
+
+/** The one check of that rule: every path that makes a member makes it through insertMember. */
+function requireAddressable(externalId: string): void {
+  if (UNADDRESSABLE_EXTERNAL_IDS.has(externalId)) {
+    throw badRequest(`"externalId" must not be ".", ".." or "lookup": a member's externalId goes into URL paths such as /members/{externalId}, `
+      + `where those three cannot be reached (got "${externalId}")`);
+  }
+}
+
+/**
  * A new member with its profile in one INSERT … RETURNING, indexed for search before the
  * transaction commits.
  */
 function insertMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+  requireAddressable(externalId);
   const at = now.toISOString();
   const values = stmt<MemberValues>(db, `INSERT INTO members (public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth,
     metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMBER_COLUMNS}`).raw(true).get(
