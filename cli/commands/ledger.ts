@@ -7,6 +7,8 @@ import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
+import { bundledMigrations } from '../../src/db/migrations.ts';
+import { describeDifferences, schemaDifferences, schemaRemedy } from '../../src/db/schema-check.ts';
 import { dbPath, withStore } from '../context.ts';
 import { parseDuration, parsePositiveInt, printJson, printSummary, printTable } from '../output.ts';
 import { checkReplication } from './replicate.ts';
@@ -73,20 +75,23 @@ export const expireCommand = new Command('expire')
   }));
 
 export const doctorCommand = new Command('doctor')
-  .description('check database integrity, the ledger invariant and replication lag (exits 1 on any problem); report webhook backlogs')
+  .description('check database integrity, its schema against the migrations, the ledger invariant and replication lag (exits 1 on any problem); report webhook backlogs')
   .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
   .option('--json', 'print JSON')
-  .action((options: { maxLag: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+  .action((options: { maxLag: string; json?: boolean }, command: Command) => withStore(command, async ({ db }) => {
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+    // A trigger, view, table or index no migration makes (or one changed or dropped): the server refuses to start on it.
+    const schema = schemaDifferences(db, await bundledMigrations());
     const violations = checkLedger(db);
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
     // A database no server has started on is not a healthy one: most likely --db names the wrong file.
     const projects = listProjects(db).length;
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0 && projects > 0;
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && schema.length === 0 && violations.length === 0 && replication.problems.length === 0
+      && projects > 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
-    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
+    if (options.json) printJson({ healthy, integrity, schema, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
@@ -96,6 +101,8 @@ export const doctorCommand = new Command('doctor')
       }
       console.log(`  ${webhooks.retention}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
+      console.log(schema.length === 0 ? 'Schema: as the migrations make it.'
+        : `Schema: NOT the migrations' (the server refuses to start on it): ${describeDifferences(schema)}. ${schemaRemedy(schema)}`);
       console.log(`Master key: fingerprint ${masterKey} (matches; keep a copy of the key off this machine)`);
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
@@ -103,4 +110,4 @@ export const doctorCommand = new Command('doctor')
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
-  }));
+  }, { foreignSchema: 'report' }));
