@@ -88,6 +88,8 @@ const UNSTATED_RULES = [
   'timezone must be an IANA time zone',
   'allowedOrigins.',
   '"resendFailed" goes only with "isActive": true',
+  'cursor continues a listing without search',
+  'offset + limit must be at most',
 ];
 
 const asQuery = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));

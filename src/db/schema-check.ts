@@ -82,13 +82,15 @@ export function schemaDifferences(db: Db, migrations: Migration[]): SchemaDiffer
   const applied = appliedVersions(db, migrations);
   if (applied === null) return [];
   const { objects, shadows } = expectedSchema(migrations.filter((m) => applied.has(m.version)));
-  const expected = new Map(objects.map((o) => [o.name, o]));
+  // By type and name: SQLite lets a trigger share an index's name.
+  const keyOf = (o: SchemaObject) => `${o.type} ${o.name}`;
+  const expected = new Map(objects.map((o) => [keyOf(o), o]));
   const differences: SchemaDifference[] = [];
   for (const object of schemaObjects(db)) {
-    const wanted = expected.get(object.name);
-    expected.delete(object.name);
+    const wanted = expected.get(keyOf(object));
+    expected.delete(keyOf(object));
     if (!wanted) differences.push({ type: object.type, name: object.name, problem: 'foreign' });
-    else if (wanted.type !== object.type || (!shadows.has(object.name) && normalised(wanted.sql) !== normalised(object.sql))) {
+    else if (!shadows.has(object.name) && normalised(wanted.sql) !== normalised(object.sql)) {
       differences.push({ type: object.type, name: object.name, problem: 'changed' });
     }
   }

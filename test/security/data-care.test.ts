@@ -187,6 +187,7 @@ const ERASURE: Record<string, string> = {
   community_events: 'deleted: the account\'s log rows',
   community_once: 'deleted: the account\'s one-time awards',
   members_search: 'an erased member leaves the search index',
+  members_search_progress: 'the highest member id indexed',
   projects: 'no member data', api_keys: 'no member data', meta: 'no member data', schema_migrations: 'no member data',
   quests: 'catalog', rewards: 'catalog', badges: 'catalog', games: 'catalog', promo_codes: 'catalog', multipliers: 'catalog', levels: 'catalog',
   commerce_stores: 'store connection', community_settings: 'community configuration', leaderboard_writes: 'a counter',
