@@ -14,6 +14,7 @@
 //   BENCH_BUILD_LIMIT    seconds a dataset build may take before the bench gives up (default 600)
 //   BENCH_CPU_PROF=dir   write a V8 CPU profile of each Punchcard server process into dir
 //   BENCH_RESULTS        where to write the JSON results (default <os tmpdir>/punchcard-bench/latest.json)
+//   BENCH_SECURE_DELETE=OFF  Punchcard servers run without PRAGMA secure_delete (to measure its cost)
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -208,6 +209,7 @@ const STANDALONE: [name: string, what: string, args: string[]][] = [
   ['games', 'game plays per second, the leaderboard\'s cost per award, leaderboard p99 at scale',
     QUICK ? ['--transactions', '1000000', '--members', '10000', '--plays', '2000'] : []],
   ['community', 'signed Discord community events at 1,000/s, open loop: p99, exact balances, the event log\'s bytes per event', QUICK ? ['--seconds', '3'] : []],
+  ['erasure', 'member erasure in-process, one transaction each, with and without secure_delete: time, CPU and erased ids left in the file', []],
 ];
 
 function standalone(name: string, args: string[]): Promise<void> {
