@@ -209,6 +209,7 @@ const STANDALONE: [name: string, what: string, args: string[]][] = [
   ['games', 'game plays per second, the leaderboard\'s cost per award, leaderboard p99 at scale',
     QUICK ? ['--transactions', '1000000', '--members', '10000', '--plays', '2000'] : []],
   ['community', 'signed Discord community events at 1,000/s, open loop: p99, exact balances, the event log\'s bytes per event', QUICK ? ['--seconds', '3'] : []],
+  ['search-projects', 'member search in a 1-member project in-process, alone and beside a 50,000-member project: CPU per search', []],
   ['erasure', 'member erasure in-process, one transaction each, with and without secure_delete: time, CPU and erased ids left in the file', []],
 ];
 
@@ -305,7 +306,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'search-projects',
+    name: 'search-beside',
     what: `member search in a 1-member project, alone on the server and beside a project of ${fmt(NEIGHBOUR_MEMBERS)} members that match its searches too`,
     run: async () => {
       // Texts the one member holds; the neighbour's members hold them 25 (the name) to 50,000 times (the id's start).
