@@ -42,7 +42,7 @@ const RESULTS = resolve(process.env.BENCH_RESULTS ?? join(CACHE_DIR, 'latest.jso
 const LEDGER_MEMBERS = QUICK ? 10_000 : 100_000;
 const HISTORY_PER_MEMBER = 100;
 const SEARCH_MEMBERS = QUICK ? 100_000 : 1_000_000;
-/** The neighbour project's members in the search-projects case. */
+/** The neighbour project's members in the search-beside case. */
 const NEIGHBOUR_MEMBERS = 50_000;
 const BYTES_AWARDS = QUICK ? 5_000 : 20_000;
 const AWARD_BODY = JSON.stringify({ amount: 1 });
