@@ -210,7 +210,7 @@ const STANDALONE: [name: string, what: string, args: string[]][] = [
     QUICK ? ['--transactions', '1000000', '--members', '10000', '--plays', '2000'] : []],
   ['community', 'signed Discord community events at 1,000/s, open loop: p99, exact balances, the event log\'s bytes per event', QUICK ? ['--seconds', '3'] : []],
   ['search-projects', 'member search in a 1-member project in-process, alone and beside a 50,000-member project: CPU per search', []],
-  ['erasure', 'member erasure in-process, one transaction each, with and without secure_delete: time, CPU and erased ids left in the file', []],
+  ['secure-delete', 'awards and member erasure in-process, with and without secure_delete: CPU, erasure time, erased ids left in the file', []],
 ];
 
 function standalone(name: string, args: string[]): Promise<void> {
