@@ -23,9 +23,16 @@ interface SchemaObject {
   sql: string | null;
 }
 
-/** What sqlite_master holds, without SQLite's own objects (autoindexes, sqlite_sequence, ANALYZE's statistics). */
+/**
+ * Tables Litestream (`serve --replicate`) keeps in the database it replicates: plain tables, which
+ * run nothing, in every file a replica restores.
+ */
+const LITESTREAM_TABLES = new Set(['_litestream_seq', '_litestream_lock']);
+
+/** What sqlite_master holds, without SQLite's own objects (autoindexes, sqlite_sequence, ANALYZE's statistics) and Litestream's tables. */
 function schemaObjects(db: Db): SchemaObject[] {
-  return db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as SchemaObject[];
+  return (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").all() as SchemaObject[])
+    .filter((o) => !(o.type === 'table' && LITESTREAM_TABLES.has(o.name)));
 }
 
 /** The tables a virtual table keeps its data in: FTS5 writes their definitions itself, and its version may word them otherwise. */
