@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './connection.ts';
 import { migrate, type Migration } from './migrations.ts';
+import { hasRootFile, readRootFile } from '../shared/assets.ts';
 import { openSqlite } from './sqlite.ts';
 
 /**
@@ -40,6 +41,9 @@ function shadowTables(db: Db): Set<string> {
   return new Set((db.pragma('table_list') as { name: string; type: string }[]).filter((t) => t.type === 'shadow').map((t) => t.name));
 }
 
+/** Objects compare by type and name: SQLite lets a trigger share an index's name. */
+const objectKey = (o: SchemaObject) => `${o.type} ${o.name}`;
+
 /** Definitions compare as SQL text with its runs of white space made one. */
 const normalised = (sql: string | null) => sql?.replace(/\s+/g, ' ').trim() ?? null;
 
@@ -52,30 +56,53 @@ function appliedVersions(db: Db, migrations: Migration[]): Set<number> | null {
 
 interface ExpectedSchema {
   objects: SchemaObject[];
-  shadows: Set<string>;
+  shadows: string[];
+}
+
+/** The built schema of every migration (`npm run build` writes it, src/db/schema-check.ts's schemaFile). */
+export const SCHEMA_FILE = 'dist/schema.json';
+
+/** Names a set of migrations as a given SQLite writes their schema. */
+const keyOf = (migrations: Migration[], sqliteVersion: string) =>
+  createHash('sha256').update(JSON.stringify([sqliteVersion, migrations.map((m) => [m.version, m.sql])])).digest('base64');
+
+/** What the migrations make, applied to an empty in-memory database. */
+function buildSchema(migrations: Migration[]): ExpectedSchema {
+  const reference = openSqlite(':memory:');
+  try {
+    migrate(reference, migrations);
+    return { objects: schemaObjects(reference), shadows: [...shadowTables(reference)] };
+  } finally {
+    reference.close();
+  }
 }
 
 /**
- * Built schemas, by the text of the migrations that made them: applying them all to an empty
- * database costs about 15 ms of CPU (SQLite re-reads the schema at each ALTER TABLE), once per
- * process and set of migrations; a test run starts hundreds of servers in a few processes.
+ * The schema of every migration as `npm run build` writes it into dist/ (beside the bundle, as
+ * much the program as its code), with the key it holds for: applying them all in memory costs
+ * 35–45 ms of CPU in a fresh process (SQLite re-reads the schema at each ALTER TABLE), which every
+ * command and every start would pay.
  */
+export function schemaFile(migrations: Migration[]): string {
+  const probe = openSqlite(':memory:');
+  const sqliteVersion = probe.prepare('SELECT sqlite_version()').pluck().get() as string;
+  probe.close();
+  return JSON.stringify({ key: keyOf(migrations, sqliteVersion), ...buildSchema(migrations) });
+}
+
+/** Built schemas by key, for a process that opens many databases (a test run). */
 const built = new Map<string, ExpectedSchema>();
 
-/** What the migrations make, applied to an empty in-memory database. */
-function expectedSchema(migrations: Migration[]): ExpectedSchema {
-  const key = createHash('sha256').update(JSON.stringify(migrations.map((m) => [m.version, m.sql]))).digest('base64');
+/** What the migrations make: the built file's when it holds for them, else applied in memory now (a checkout not built since). */
+function expectedSchema(db: Db, migrations: Migration[]): ExpectedSchema {
+  const key = keyOf(migrations, db.prepare('SELECT sqlite_version()').pluck().get() as string);
   let schema = built.get(key);
-  if (!schema) {
-    const reference = openSqlite(':memory:');
-    try {
-      migrate(reference, migrations);
-      schema = { objects: schemaObjects(reference), shadows: shadowTables(reference) };
-    } finally {
-      reference.close();
-    }
-    built.set(key, schema);
+  if (!schema && hasRootFile(SCHEMA_FILE)) {
+    const file = JSON.parse(readRootFile(SCHEMA_FILE).toString('utf8')) as ExpectedSchema & { key: string };
+    if (file.key === key) schema = { objects: file.objects, shadows: file.shadows };
   }
+  schema ??= buildSchema(migrations);
+  built.set(key, schema);
   return schema;
 }
 
@@ -88,20 +115,19 @@ export function schemaDifferences(db: Db, migrations: Migration[]): SchemaDiffer
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get() === undefined) return [];
   const applied = appliedVersions(db, migrations);
   if (applied === null) return [];
-  const { objects, shadows } = expectedSchema(migrations.filter((m) => applied.has(m.version)));
-  // By type and name: SQLite lets a trigger share an index's name.
-  const keyOf = (o: SchemaObject) => `${o.type} ${o.name}`;
-  const expected = new Map(objects.map((o) => [keyOf(o), o]));
+  const expected = expectedSchema(db, migrations.filter((m) => applied.has(m.version)));
+  const shadows = new Set(expected.shadows);
+  const expectedObjects = new Map(expected.objects.map((o) => [objectKey(o), o]));
   const differences: SchemaDifference[] = [];
   for (const object of schemaObjects(db)) {
-    const wanted = expected.get(keyOf(object));
-    expected.delete(keyOf(object));
+    const wanted = expectedObjects.get(objectKey(object));
+    expectedObjects.delete(objectKey(object));
     if (!wanted) differences.push({ type: object.type, name: object.name, problem: 'foreign' });
     else if (!shadows.has(object.name) && normalised(wanted.sql) !== normalised(object.sql)) {
       differences.push({ type: object.type, name: object.name, problem: 'changed' });
     }
   }
-  for (const missing of expected.values()) differences.push({ type: missing.type, name: missing.name, problem: 'missing' });
+  for (const missing of expectedObjects.values()) differences.push({ type: missing.type, name: missing.name, problem: 'missing' });
   return differences;
 }
 

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrate, migrationsFromDir } from '../../src/db/migrations.ts';
-import { schemaDifferences } from '../../src/db/schema-check.ts';
+import { SCHEMA_FILE, schemaDifferences, schemaFile } from '../../src/db/schema-check.ts';
 import { linkCommunityAccount } from '../../src/domain/community/links.ts';
 import { EVENT_TYPES } from '../../src/domain/events/record-event.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
@@ -95,6 +95,10 @@ describe('restore accepts only the schema the migrations make', { timeout: 60_00
     const restored = punchcard(['--db', target, 'restore', backup]);
     expect(restored.status, restored.stderr).toBe(0);
     expect(restored.stdout).toContain('schema up to date');
+  });
+
+  it('checks against the schema the build wrote, which is the migrations\' applied in memory', () => {
+    expect(readFileSync(join(import.meta.dirname, '../../', SCHEMA_FILE), 'utf8')).toBe(schemaFile(migrationsFromDir()));
   });
 
   it('finds nothing foreign in a database upgraded through every migration since version 1, nor in one at an older version', () => {
