@@ -170,7 +170,7 @@ export function indexNewMembers(db: Db): void {
 /**
  * externalIds no path of the API can address, so no new member may take one: `.` and `..` are the
  * dot segments every client and proxy removes from a URL path (`/members/..` is `/`), and `lookup`
- * is a route of its own beside `/members/{externalId}` (test/members.test.ts derives that list
+ * is a route of its own beside `/members/{externalId}` (test/member-ids.test.ts derives that list
  * from the routes). Members that already hold one stay reachable with `?externalId=` on
  * `/members/lookup` (read, export, erase) and in the CLI.
  */
