@@ -9,11 +9,16 @@
 // perMember, so checkLedger holds for every member without replaying anything.
 //
 // Search: `members` members with realistic names, emails and externalIds (cust-…), and the
-// trigram index built in one pass (FTS5 'rebuild') instead of one trigger call per row.
+// trigram index built in one pass (indexNewMembers, as a server start indexes a bulk load).
+//
+// Search beside a neighbour: the Bench project with one member, and a project named Neighbour
+// with `neighbours` members of the same kind, so that the Bench member's search text matches many
+// of the neighbour's too.
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrationsFromDir } from '../src/db/migrations.ts';
+import { indexNewMembers } from '../src/domain/members/members.ts';
 import { createProject } from '../src/domain/project/projects.ts';
 import { openStore } from '../src/db/store.ts';
 import { searchProfile } from './profiles.ts';
@@ -98,7 +103,7 @@ export async function ledgerDataset(members: number, perMember: number, limitSec
     db.prepare(`${numbers(members)} INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
       SELECT i, printf('mem_%022d', i), @projectId, 'member-' || (i - 1), ${perMember}, ${perMember}, ${timestamp('i')}, ${timestamp('i')} FROM n`)
       .run({ projectId });
-    db.exec("INSERT INTO members_search (members_search) VALUES ('rebuild')");
+    indexNewMembers(db);
     // Appending to the history index in ledger order touches a random page per row; building it
     // afterwards sorts once.
     without(db, ['transactions_member'], () => {
@@ -127,9 +132,23 @@ export async function searchDataset(members: number, limitSeconds: number): Prom
       SELECT i, printf('mem_%022d', i), @projectId, profile(i, 'externalId'), profile(i, 'email'), profile(i, 'name'),
         ${timestamp('i')}, ${timestamp('i')} FROM n`).run({ projectId });
     // Members inserted here bypass the server's indexing; the search index is built once.
-    db.exec("INSERT INTO members_search (members_search) VALUES ('rebuild')");
+    indexNewMembers(db);
   });
   return { ...built, members };
+}
+
+export async function neighbourSearchDataset(neighbours: number, limitSeconds: number): Promise<Dataset> {
+  const built = await cached(`search-beside-${neighbours}`, limitSeconds, (db, projectId) => {
+    db.function('profile', { deterministic: true }, (i: unknown, field: unknown) =>
+      searchProfile(Number(i))[field as 'externalId' | 'email' | 'name']);
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_neighbour', 'Neighbour', 'v1.x.y.z', '2025-01-01T00:00:00.000Z')").run();
+    const insert = db.prepare(`${numbers(neighbours + 1)} INSERT INTO members (public_id, project_id, external_id, email, name, created_at, updated_at)
+      SELECT printf('mem_%022d', i), CASE WHEN i = 1 THEN @projectId ELSE 'prj_neighbour' END, profile(i - 1, 'externalId'), profile(i - 1, 'email'),
+        profile(i - 1, 'name'), ${timestamp('i')}, ${timestamp('i')} FROM n`);
+    insert.run({ projectId });
+    indexNewMembers(db);
+  });
+  return { ...built, members: 1 };
 }
 
 /** The file's size once its WAL is checkpointed into it. */

@@ -57,6 +57,8 @@ const server = await startServer({
   db, port: 0, host: '127.0.0.1', synchronous, masterKey: BENCH_MASTER_KEY, logLevel: 'silent', scheduler: false,
   replicate: replicate === 'replicate' && tempDir ? { url: `file://${join(tempDir, `replica-${process.pid}`)}` } : undefined,
 });
+// BENCH_SECURE_DELETE=OFF: the server as it ran before secure_delete, to measure what it costs.
+if (process.env.BENCH_SECURE_DELETE === 'OFF') server.ctx.db.pragma('secure_delete = OFF');
 
 // --- group-commit observation --------------------------------------------------------------
 let sizes: number[] = [];

@@ -14,6 +14,7 @@
 //   BENCH_BUILD_LIMIT    seconds a dataset build may take before the bench gives up (default 600)
 //   BENCH_CPU_PROF=dir   write a V8 CPU profile of each Punchcard server process into dir
 //   BENCH_RESULTS        where to write the JSON results (default <os tmpdir>/punchcard-bench/latest.json)
+//   BENCH_SECURE_DELETE=OFF  Punchcard servers run without PRAGMA secure_delete (to measure its cost)
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { bytesPerAward, type BytesPerAward } from './bytes.ts';
-import { checkpointedSize, ledgerDataset, searchDataset, type Dataset } from './dataset.ts';
+import { checkpointedSize, ledgerDataset, neighbourSearchDataset, searchDataset, type Dataset } from './dataset.ts';
 import { searchPaths } from './profiles.ts';
 import { ask, cleanUp, PINNED, startChild, stopChild, tempDirs, unexpectedExits, type Child } from './processes.ts';
 import { buildWidget, describeSize, gzip, WIDGET_BUDGET_BYTES, WIDGET_SCRIPT } from '../widget/build.ts';
@@ -41,6 +42,8 @@ const RESULTS = resolve(process.env.BENCH_RESULTS ?? join(CACHE_DIR, 'latest.jso
 const LEDGER_MEMBERS = QUICK ? 10_000 : 100_000;
 const HISTORY_PER_MEMBER = 100;
 const SEARCH_MEMBERS = QUICK ? 100_000 : 1_000_000;
+/** The neighbour project's members in the search-beside case. */
+const NEIGHBOUR_MEMBERS = 50_000;
 const BYTES_AWARDS = QUICK ? 5_000 : 20_000;
 const AWARD_BODY = JSON.stringify({ amount: 1 });
 /**
@@ -54,7 +57,7 @@ const READ_CONNECTIONS = 1;
  * the checkout (`npm run bench -- --compare 59ac853`, bench/compare.ts), not here: ratios to bare
  * differ from machine to machine, and p99 at 50 closed-loop connections is wrk's bursts queuing.
  */
-const TARGET = { atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2 };
+const TARGET = { atScale: 0.8, historyP99Ms: 5, searchP99Ms: 20, replicationCostPercent: 10, replicationLagSeconds: 2, neighbourSearchExtraMs: 1 };
 
 // --- results -------------------------------------------------------------------------------------
 
@@ -206,6 +209,8 @@ const STANDALONE: [name: string, what: string, args: string[]][] = [
   ['games', 'game plays per second, the leaderboard\'s cost per award, leaderboard p99 at scale',
     QUICK ? ['--transactions', '1000000', '--members', '10000', '--plays', '2000'] : []],
   ['community', 'signed Discord community events at 1,000/s, open loop: p99, exact balances, the event log\'s bytes per event', QUICK ? ['--seconds', '3'] : []],
+  ['search-projects', 'member search in a 1-member project in-process, alone and beside a 50,000-member project: CPU per search', []],
+  ['secure-delete', 'awards and member erasure in-process, with and without secure_delete: CPU, erasure time, erased ids left in the file', []],
 ];
 
 function standalone(name: string, args: string[]): Promise<void> {
@@ -300,6 +305,24 @@ const CASES: Case[] = [
       });
     },
   },
+  {
+    name: 'search-beside',
+    what: `member search in a 1-member project, alone on the server and beside a project of ${fmt(NEIGHBOUR_MEMBERS)} members that match its searches too`,
+    run: async () => {
+      // Texts the one member holds; the neighbour's members hold them 25 (the name) to 50,000 times (the id's start).
+      const texts = ['anna.garcia0', 'Anna Garcia', 'garcia', 'example.com', 'cust-00'];
+      const paths = texts.map((text) => `/api/v1/members?search=${encodeURIComponent(text)}`);
+      for (const neighbours of [0, NEIGHBOUR_MEMBERS]) {
+        const dataset = await neighbourSearchDataset(neighbours, BUILD_LIMIT);
+        await withServer('./punchcard-server.ts', ['FULL', copyOf(dataset), 'write', workDir], async (server) => {
+          const authorization = `Bearer ${server.info.secretKey}`;
+          const id = neighbours === 0 ? 'search-alone' : 'search-beside';
+          record(id, `search in a 1-member project, ${neighbours === 0 ? 'alone' : `beside ${fmt(neighbours)} members`}, 1 connection`,
+            (await measure(server, { method: 'GET', paths, authorization }, undefined, READ_CONNECTIONS)).run, [`texts ${texts.map((t) => `"${t}"`).join(', ')}`]);
+        });
+      }
+    },
+  },
   ...STANDALONE.map(([name, what, args]): Case => ({ name, what, run: () => standalone(name, args) })),
   {
     name: 'widget-size',
@@ -348,6 +371,14 @@ function targets(): [string, boolean][] {
   if (history) checks.push([`history read p99 ${history.latencyMs.p99} ms (target < ${TARGET.historyP99Ms} ms)`, history.latencyMs.p99 < TARGET.historyP99Ms && clean(history)]);
   const search = row('search');
   if (search) checks.push([`member search p99 over ${fmt(SEARCH_MEMBERS)} members ${search.latencyMs.p99} ms (target < ${TARGET.searchP99Ms} ms)`, search.latencyMs.p99 < TARGET.searchP99Ms && clean(search)]);
+  const alone = row('search-alone');
+  const beside = row('search-beside');
+  if (alone && beside) {
+    const extra = Math.round((beside.latencyMs.p99 - alone.latencyMs.p99) * 100) / 100;
+    checks.push([`search in a 1-member project beside ${fmt(NEIGHBOUR_MEMBERS)} members: p99 ${beside.latencyMs.p99} ms against ${alone.latencyMs.p99} ms alone, `
+      + `${beside.serverCpuUs ?? 'n/a'} against ${alone.serverCpuUs ?? 'n/a'} µs of CPU (target: p99 within ${TARGET.neighbourSearchExtraMs} ms)`,
+    extra <= TARGET.neighbourSearchExtraMs && clean(alone) && clean(beside)]);
+  }
   const replicated = row('award-replicated');
   if (full && replicated) {
     const cost = Math.round(100 - (100 * replicated.requestsPerSecond) / full.requestsPerSecond);

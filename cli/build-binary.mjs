@@ -156,6 +156,7 @@ export async function buildBinary() {
   const assets = {
     'package.json': join(ROOT, 'package.json'),
     'migrations.json': join(work, 'migrations.json'),
+    'dist/schema.json': join(ROOT, 'dist/schema.json'),
     'dist/relay.cjs': join(work, 'relay.cjs'),
     'dist/listhen.cjs': join(work, 'listhen.cjs'),
     'better_sqlite3.node': addon,

@@ -1,6 +1,7 @@
 // Builds dist/: the CLI and server bundled into one CommonJS file (dist/punchcard.cjs) with its V8
 // code cache (dist/punchcard.cache), the replication relay's worker (dist/relay.mjs), the SDK
-// (dist/sdk.mjs, `punchcard/sdk`), the browser widget (dist/public/) and the operators' app
+// (dist/sdk.mjs, `punchcard/sdk`), the schema the migrations make (dist/schema.json, which every
+// open checks the database against), the browser widget (dist/public/) and the operators' app
 // (dist/public/admin/). Run by `npm ci` (the "prepare" script), `npm run build`, and before the
 // tests; never when the server or the CLI starts.
 // The widget's build is TypeScript: `npm run build` loads it through tsx, vitest through Vite
@@ -14,7 +15,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = `${ROOT}dist/`;
 const ESM_ENTRIES = { relay: `${ROOT}src/replication/relay.ts`, sdk: `${ROOT}sdk/index.ts` };
 /** What a build leaves in dist/, beside the widget. */
-const OUTPUTS = ['punchcard.cjs', 'punchcard.cjs.map', 'relay.mjs', 'relay.mjs.map', 'sdk.mjs', 'sdk.mjs.map'];
+const OUTPUTS = ['punchcard.cjs', 'punchcard.cjs.map', 'relay.mjs', 'relay.mjs.map', 'sdk.mjs', 'sdk.mjs.map', 'schema.json'];
 
 /**
  * A package the program imports only when a feature is used (`await import()`: the Discord gateway,
@@ -63,6 +64,9 @@ export async function build() {
       define: { 'import.meta.url': '__punchcard_url' }, ...wrapped(bundleWrapper('require("node:url").pathToFileURL(__filename).href')),
     });
     escapeToAscii(`${temp}punchcard.cjs`);
+    const { migrationsFromDir } = await import('../src/db/migrations.ts');
+    const { schemaFile } = await import('../src/db/schema-check.ts');
+    writeFileSync(`${temp}schema.json`, schemaFile(migrationsFromDir(`${ROOT}migrations`)));
     // The old cache goes first: a start between the renames compiles without one.
     rmSync(`${OUT_DIR}punchcard.cache`, { force: true });
     for (const name of OUTPUTS) renameSync(`${temp}${name}`, `${OUT_DIR}${name}`);

@@ -72,10 +72,11 @@ function auditCommand(db: Db, command: Command): void {
  * changes in the audit log, runs `work`, and always closes it. Only commands that pass
  * `create: true` may make a new database.
  */
-export async function withStore<T>(command: Command, work: (store: Store) => T | Promise<T>, options: { create?: boolean } = {}): Promise<T> {
+export async function withStore<T>(command: Command, work: (store: Store) => T | Promise<T>,
+  options: { create?: boolean; foreignSchema?: 'report' } = {}): Promise<T> {
   const path = dbPath(command);
   if (!options.create) requireDatabase(path);
-  const store = await openStore({ path, masterKey: process.env.PUNCHCARD_MASTER_KEY, existing: !options.create });
+  const store = await openStore({ path, masterKey: process.env.PUNCHCARD_MASTER_KEY, existing: !options.create, foreignSchema: options.foreignSchema });
   try {
     requireProject(store, (command.opts() as { project?: string }).project);
     auditCommand(store.db, command);

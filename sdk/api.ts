@@ -29,6 +29,24 @@ export interface paths {
         get: operations["getMembersLookup"];
         put?: never;
         post?: never;
+        /** DELETE /api/v1/members/lookup */
+        delete: operations["deleteMembersLookup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/members/lookup/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /api/v1/members/lookup/export */
+        get: operations["getMembersLookupExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1489,6 +1507,7 @@ export interface operations {
                 search?: string;
                 limit?: number;
                 offset?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -1525,6 +1544,7 @@ export interface operations {
                             limit: number;
                             offset: number;
                             hasMore: boolean;
+                            next?: string;
                         };
                     };
                 };
@@ -1661,6 +1681,133 @@ export interface operations {
                         createdAt: string;
                         level: number;
                         levelName: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    deleteMembersLookup: {
+        parameters: {
+            query: {
+                externalId: string;
+            };
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        deleted: string;
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getMembersLookupExport: {
+        parameters: {
+            query: {
+                externalId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exportedAt: string;
+                        member: {
+                            id: string;
+                            externalId: string;
+                            email: string | null;
+                            name: string | null;
+                            avatarUrl: string | null;
+                            points: number;
+                            totalPointsEarned: number;
+                            currentStreak: number;
+                            longestStreak: number;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            createdAt: string;
+                            level: number;
+                            levelName: string | null;
+                            phone: string | null;
+                            dateOfBirth: string | null;
+                            updatedAt: string;
+                        };
+                        transactions: {
+                            id: string;
+                            amount: number;
+                            balance: number;
+                            /** @enum {string} */
+                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED";
+                            source: string;
+                            actor: string;
+                            description: string | null;
+                            referenceId: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            expiresAt: string | null;
+                            createdAt: string;
+                        }[];
+                        badges: {
+                            id: string;
+                            badgeId: string;
+                            name: string;
+                            description: string | null;
+                            imageUrl: string | null;
+                            rarity: string;
+                            earnedAt: string;
+                        }[];
+                        quests: {
+                            id: string;
+                            questId: string;
+                            questName: string;
+                            progress: number;
+                            targetCount: number;
+                            status: string;
+                            pointsAwarded: number | null;
+                            completedAt: string | null;
+                            metadata: unknown;
+                            createdAt: string;
+                        }[];
                     };
                 };
             };

@@ -21,6 +21,8 @@ const routes: [method: string, path: string, body?: unknown][] = [
   ['GET', '/api/v1/members'],
   ['POST', '/api/v1/members', { externalId: 'mallory' }],
   ['GET', '/api/v1/members/lookup?externalId=alice'],
+  ['GET', '/api/v1/members/lookup/export?externalId=alice'],
+  ['DELETE', '/api/v1/members/lookup?externalId=alice'],
   ['GET', '/api/v1/members/alice'],
   ['PATCH', '/api/v1/members/alice', { name: 'Mallory' }],
   ['DELETE', '/api/v1/members/alice'],
@@ -162,7 +164,7 @@ describe('outside the authenticated API', () => {
     const cases: [string, string, string, string][] = [
       ['PUT', '/api/v1/members', 'POST, GET, HEAD', 'POST, GET or HEAD'],
       ['DELETE', '/api/v1/members/alice/points', 'POST, GET, HEAD', 'POST, GET or HEAD'],
-      ['POST', '/api/v1/members/lookup', 'GET, HEAD', 'GET or HEAD'],
+      ['POST', '/api/v1/members/lookup', 'GET, DELETE, HEAD', 'GET, DELETE or HEAD'],
       ['OPTIONS', '/api/v1/members/alice', 'GET, PATCH, DELETE, HEAD', 'GET, PATCH, DELETE or HEAD'],
       ['GET', '/api/v1/events', 'POST', 'POST'],
     ];

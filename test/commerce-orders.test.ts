@@ -121,7 +121,8 @@ describe('erased members', () => {
     await settings(DEFAULTS);
     await send({ id: 5101, status: 'completed', customerId: 150, modified: '2026-01-15T12:00:01' });
     expect((await server.api.delete('/api/v1/members/150')).status).toBe(200);
-    expect((await send({ id: 5101, status: 'cancelled', customerId: 150, modified: '2026-01-15T12:00:02' })).outcome).toBe('order updated');
+    // Erasure unlinked the order from the member: it earns and takes back nothing from then on.
+    expect((await send({ id: 5101, status: 'cancelled', customerId: 150, modified: '2026-01-15T12:00:02' })).outcome).toBe('order excluded');
     await send({ id: 5102, status: 'completed', customerId: 150, modified: '2026-01-15T12:00:03' });
     expect(await balance('150')).toBe(80);
     expect(checkLedger(server.ctx.db)).toEqual([]);

@@ -199,10 +199,10 @@ describe('GET /members (list and search)', () => {
   it('pages with limit and offset, and reports hasMore', async () => {
     const first = await list.get('/api/v1/members?limit=3');
     expect(ids(first.body.members)).toEqual(['back\\slash', '1000', '100%']);
-    expect(first.body.pagination).toEqual({ total: 7, limit: 3, offset: 0, hasMore: true });
+    expect(first.body.pagination).toEqual({ total: 7, limit: 3, offset: 0, hasMore: true, next: expect.any(String) });
     const second = await list.get('/api/v1/members?limit=3&offset=3');
     expect(ids(second.body.members)).toEqual(['axb', 'a_b', 'u-02']);
-    expect(second.body.pagination).toEqual({ total: 7, limit: 3, offset: 3, hasMore: true });
+    expect(second.body.pagination).toEqual({ total: 7, limit: 3, offset: 3, hasMore: true, next: expect.any(String) });
     const last = await list.get('/api/v1/members?limit=3&offset=6');
     expect(ids(last.body.members)).toEqual(['u-01']);
     expect(last.body.pagination).toEqual({ total: 7, limit: 3, offset: 6, hasMore: false });
@@ -215,10 +215,10 @@ describe('GET /members (list and search)', () => {
     for (let i = 0; i < 105; i++) expect((await many.post('/api/v1/members', { externalId: `m-${String(i).padStart(3, '0')}` })).status).toBe(201);
     const page = await many.get('/api/v1/members');
     expect(page.body.members).toHaveLength(50);
-    expect(page.body.pagination).toEqual({ total: 105, limit: 50, offset: 0, hasMore: true });
+    expect(page.body.pagination).toEqual({ total: 105, limit: 50, offset: 0, hasMore: true, next: expect.any(String) });
     const max = await many.get('/api/v1/members?limit=100');
     expect(max.body.members).toHaveLength(100);
-    expect(max.body.pagination).toEqual({ total: 105, limit: 100, offset: 0, hasMore: true });
+    expect(max.body.pagination).toEqual({ total: 105, limit: 100, offset: 0, hasMore: true, next: expect.any(String) });
     const rest = await many.get('/api/v1/members?limit=100&offset=100');
     expect(rest.body.members).toHaveLength(5);
     expect(rest.body.pagination.hasMore).toBe(false);
@@ -301,8 +301,9 @@ describe('GET /members/lookup', () => {
     expect(byId.body).toEqual({ error: 'Not Found', message: expect.stringMatching(/externalId "nobody"/) });
   });
 
-  it('is not shadowed by a member whose externalId is "lookup"', async () => {
-    await server.api.post('/api/v1/members', { externalId: 'lookup', name: 'Literally lookup' });
+  it('is not shadowed by a member whose externalId is "lookup" (one made before such ids were refused)', async () => {
+    server.ctx.db.prepare(`INSERT INTO members (public_id, project_id, external_id, name, created_at, updated_at)
+      VALUES ('mem_literallylookup', ?, 'lookup', 'Literally lookup', ?, ?)`).run(server.projectId, now(), now());
     const res = await server.api.get('/api/v1/members/lookup?externalId=grace');
     expect(res.body.externalId).toBe('grace');
   });

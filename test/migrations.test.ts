@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/connection.ts';
 import { migrate, migrationsFromDir, migrationStatus, SchemaTooNewError, type Migration } from '../src/db/migrations.ts';
+import { atomically } from '../src/db/transaction.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { leaderboard, memberRanks } from '../src/domain/leaderboard/leaderboard.ts';
 import { adjustPoints } from '../src/domain/ledger/ledger.ts';
@@ -88,16 +89,52 @@ describe('migrations', () => {
     member.run(2, 'mem_2', 'bob', 'Bob Larsen');
     // As if written past the trigger (a bulk load): 0023 indexes it.
     db.exec("INSERT INTO members_search (members_search, rowid, external_id, email, name) VALUES ('delete', 2, 'bob', NULL, 'Bob Larsen')");
-    expect(listMembers(db, 'prj_a', { search: 'larsen', limit: 10, offset: 0 }).members.map((m) => m.externalId)).toEqual(['ann']);
+    const indexed = () => db.prepare("SELECT rowid FROM members_search WHERE members_search MATCH '\"lar\" AND \"sen\"' ORDER BY rowid").pluck().all();
+    expect(indexed()).toEqual([1]);
+
+    migrate(db, migrationsFromDir().filter((m) => m.version < 26));
+    expect(indexed()).toEqual([1, 2]);
+    const triggers = () => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'members'").all() as { name: string; sql: string }[];
+    expect(triggers().map((t) => t.name)).toEqual(['members_search_update']);
+    expect(triggers()[0]!.sql).toMatch(/WHEN EXISTS \(SELECT 1 FROM members_search_docsize WHERE id = old.id\)/);
 
     migrate(db, migrationsFromDir());
-    const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'members'").all() as { name: string; sql: string }[];
-    expect(triggers.map((t) => t.name)).toEqual(['members_search_update']);
-    expect(triggers[0]!.sql).toMatch(/WHEN EXISTS \(SELECT 1 FROM members_search_docsize WHERE id = old.id\)/);
+    expect(triggers().map((t) => t.name)).toEqual(['members_search_update']);
     const found = (search: string) => listMembers(db, 'prj_a', { search, limit: 10, offset: 0 }).members.map((m) => m.externalId);
     expect(found('larsen')).toEqual(['bob', 'ann']);
     db.prepare("UPDATE members SET name = 'Ann Berg' WHERE id = 1").run();
     expect(found('larsen')).toEqual(['bob']);
+    expect(() => db.prepare("INSERT INTO members_search (members_search) VALUES ('integrity-check')").run()).not.toThrow();
+  });
+
+  it('keys the search index project-first from 0026: each project\'s members a range of their own, every live member found in its own project only', () => {
+    migrate(db, migrationsFromDir().filter((m) => m.version < 26));
+    for (const id of ['prj_a', 'prj_b']) {
+      db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES (?, ?, 'unused', '2026-01-01T00:00:00.000Z')").run(id, id);
+    }
+    const member = db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, name, erased_at, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`);
+    atomically(db, () => {
+      member.run(1, 'mem_1', 'prj_a', 'ann', 'Ann Larsen', null);
+      member.run(2, 'mem_2', 'prj_b', 'bob', 'Bob Larsen', null);
+      member.run(3, 'mem_3', 'prj_a', 'mem_3', null, '2026-01-02T00:00:00.000Z');
+    });
+
+    migrate(db, migrationsFromDir());
+    expect(db.prepare('SELECT id, search_slot FROM projects ORDER BY id').raw().all()).toEqual([['prj_a', 1], ['prj_b', 2]]);
+    expect(db.prepare('SELECT rowid FROM members_search ORDER BY rowid').pluck().all()).toEqual([2 ** 40 + 1, 2 * 2 ** 40 + 2]);
+    expect(db.prepare('SELECT indexed_up_to FROM members_search_progress').pluck().get()).toBe(3);
+    const found = (projectId: string, search: string) => listMembers(db, projectId, { search, limit: 10, offset: 0 }).members.map((m) => m.externalId);
+    expect(found('prj_a', 'larsen')).toEqual(['ann']);
+    expect(found('prj_b', 'larsen')).toEqual(['bob']);
+    // A new project takes the next slot, however it is inserted.
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_c', 'C', 'unused', '2026-01-01T00:00:00.000Z')").run();
+    expect(db.prepare("SELECT search_slot FROM projects WHERE id = 'prj_c'").pluck().get()).toBe(3);
+    // A search reads the project's range of each trigram's list, and looks each candidate up by its key.
+    const plan = JSON.stringify(db.prepare(`EXPLAIN QUERY PLAN SELECT m.id FROM members_search s JOIN members m ON m.id = s.rowid - (1 << 40)
+      WHERE members_search MATCH 'lar' AND s.rowid BETWEEN (1 << 40) AND (1 << 40) + 1099511627775`).all());
+    expect(plan).toMatch(/VIRTUAL TABLE INDEX 0:M\d*></);
+    expect(plan).toMatch(/SEARCH m USING INTEGER PRIMARY KEY/);
     expect(() => db.prepare("INSERT INTO members_search (members_search) VALUES ('integrity-check')").run()).not.toThrow();
   });
 

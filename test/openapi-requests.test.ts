@@ -102,6 +102,8 @@ const UNSTATED_RULES = [
   'allowedOrigins.',
   '"resendFailed" goes only with "isActive": true',
   '"newPassword" needs "currentPassword"',
+  'cursor continues a listing without search',
+  'offset + limit must be at most',
 ];
 
 const asQuery = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));

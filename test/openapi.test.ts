@@ -63,7 +63,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(award.responses['400']).toEqual({ $ref: '#/components/responses/E400' });
     expect(award.security).toEqual([{ secretKey: [] }, { apiKeyHeader: [] }]);
     const list = document.paths['/api/v1/members'].get;
-    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['search', 'limit', 'offset']);
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['search', 'limit', 'offset', 'cursor']);
     expect(document.paths['/api/widget/init'].post.security).toEqual([{ widgetAuth: [] }, { widgetSession: [] }]);
     expect(Object.keys(document.components.securitySchemes)).toEqual(['secretKey', 'apiKeyHeader', 'widgetAuth', 'widgetSession']);
     expect(document.components.schemas.Error).toMatchObject({ required: ['error', 'message'] });

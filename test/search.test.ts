@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atomically } from '../src/db/transaction.ts';
-import { SEARCH_COUNT_AHEAD, upsertMember } from '../src/domain/members/members.ts';
+import { openDatabase } from '../src/db/connection.ts';
+import { listMembers, SEARCH_COUNT_AHEAD, upsertMember } from '../src/domain/members/members.ts';
+import { MEMBER_PAGE_REACH } from '../src/schemas/members.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let server: TestServer;
@@ -129,9 +131,11 @@ describe('GET /members?search=', () => {
   });
 });
 
+let broad: ReturnType<TestServer['addProject']>;
+
 describe('a broad search', () => {
   it('counts to 1,000 past the page (a lower bound, hasMore true) and pages exactly like a scan of every member', async () => {
-    const broad = server.addProject('Broad');
+    broad = server.addProject('Broad');
     const matching = SEARCH_COUNT_AHEAD + 150;
     atomically(server.ctx.db, () => {
       for (let i = 0; i < matching + 50; i++) {
@@ -148,6 +152,74 @@ describe('a broad search', () => {
       const deep = await broad.api.get(`/api/v1/members?search=${enc(text)}&limit=100&offset=1100`);
       expect(deep.body.pagination, text).toEqual({ total: matching, limit: 100, offset: 1100, hasMore: false });
       expect(deep.body.members.map((m: { externalId: string }) => m.externalId), text).toEqual(expected.slice(1100));
+    }
+  });
+});
+
+describe('per project, and bounded per page', () => {
+  it('reads only its own project\'s range of the search index, in the indexed and the broad search alike', () => {
+    // The statements a search runs, prepared on a connection of our own and planned by SQLite.
+    const db = openDatabase(server.dbPath);
+    const prepared: string[] = [];
+    const prepare = db.prepare.bind(db);
+    db.prepare = ((sql: string) => {
+      prepared.push(sql);
+      return prepare(sql);
+    }) as typeof db.prepare;
+    try {
+      expect(listMembers(db, server.projectId, { search: 'grace', limit: 10, offset: 0 }).members).toHaveLength(1);
+      expect(listMembers(db, broad.projectId, { search: 'garcía', limit: 10, offset: 0 }).pagination.total).toBe(10 + SEARCH_COUNT_AHEAD);
+      const searches = prepared.filter((sql) => sql.includes('MATCH'));
+      expect(searches.length).toBeGreaterThanOrEqual(2);
+      const params = { projectId: broad.projectId, slot: 1, pattern: '%x%', lowered: 'x', phrase: '"abc"', limit: 1, offset: 0, countLimit: 1 };
+      for (const sql of searches) {
+        // M: the MATCH; > and <: the rowid range, the project's keys.
+        expect(JSON.stringify(prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params)), sql).toMatch(/VIRTUAL TABLE INDEX \d+:M[^"]*></);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it(`refuses a page reaching past ${MEMBER_PAGE_REACH} members (offset + limit), with or without a search, naming the way on`, async () => {
+    for (const query of ['', '&search=garc']) {
+      const deep = await broad.api.get(`/api/v1/members?limit=50&offset=${MEMBER_PAGE_REACH - 49}${query}`);
+      expect(deep.status, query).toBe(400);
+      expect(deep.body.message).toMatch(new RegExp(`offset \\+ limit must be at most ${MEMBER_PAGE_REACH}: page on with pagination.next`));
+      expect((await broad.api.get(`/api/v1/members?limit=50&offset=${MEMBER_PAGE_REACH - 50}${query}`)).status, query).toBe(200);
+    }
+  });
+
+  it('pages a whole listing with its cursor, newest first, each member once, each page as cheap as the first', async () => {
+    const expected = holdersOf(broad.projectId, '');
+    const seen: string[] = [];
+    let page = await broad.api.get('/api/v1/members?limit=100');
+    expect(page.body.pagination).toMatchObject({ total: expected.length, hasMore: true, next: expect.any(String) });
+    seen.push(...page.body.members.map((m: { externalId: string }) => m.externalId));
+    while (page.body.pagination.next) {
+      page = await broad.api.get(`/api/v1/members?limit=100&cursor=${enc(page.body.pagination.next)}`);
+      expect(page.status, page.text).toBe(200);
+      expect(page.body.pagination).toMatchObject({ total: expected.length, limit: 100, offset: 0 });
+      seen.push(...page.body.members.map((m: { externalId: string }) => m.externalId));
+    }
+    expect(seen).toEqual(expected);
+    expect(page.body.pagination.hasMore).toBe(false);
+    // A cursor goes on from where an offset page ended too.
+    const byOffset = await broad.api.get('/api/v1/members?limit=7&offset=3');
+    const after = await broad.api.get(`/api/v1/members?limit=5&cursor=${enc(byOffset.body.pagination.next)}`);
+    expect(after.body.members.map((m: { externalId: string }) => m.externalId)).toEqual(expected.slice(10, 15));
+  });
+
+  it('refuses a cursor with a search or an offset, a made-up one and another project\'s', async () => {
+    const next = (await broad.api.get('/api/v1/members?limit=2')).body.pagination.next as string;
+    for (const [label, res] of [
+      ['with search', await broad.api.get(`/api/v1/members?cursor=${enc(next)}&search=garc`)],
+      ['with offset', await broad.api.get(`/api/v1/members?cursor=${enc(next)}&offset=2`)],
+      ['made up', await broad.api.get('/api/v1/members?cursor=bm9wZQ')],
+      ["another project's", await server.api.get(`/api/v1/members?cursor=${enc(next)}`)],
+    ] as const) {
+      expect(res.status, label).toBe(400);
+      expect(res.body.message, label).toMatch(/cursor/);
     }
   });
 });

@@ -74,6 +74,8 @@ describe('tenancy: a project key sees and changes only its own project', () => {
         ['lookup by email', () => a.api.get(`/api/v1/members/lookup?email=${enc(email)}`)],
         ['lookup by email, other case', () => a.api.get(`/api/v1/members/lookup?email=${enc(email.toUpperCase())}`)],
         ['lookup by externalId', () => a.api.get(`/api/v1/members/lookup?externalId=${enc(externalId)}`)],
+        ['export by ?externalId=', () => a.api.get(`/api/v1/members/lookup/export?externalId=${enc(externalId)}`)],
+        ['erase by ?externalId=', () => a.api.delete(`/api/v1/members/lookup?externalId=${enc(externalId)}`)],
       ];
       for (const [label, attempt] of attempts) {
         const res = await attempt();

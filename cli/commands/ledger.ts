@@ -10,6 +10,7 @@ import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
 import { resolve } from 'node:path';
 import { bundledMigrations } from '../../src/db/migrations.ts';
+import { describeDifferences, schemaDifferences, schemaRemedy } from '../../src/db/schema-check.ts';
 import { openSqlite } from '../../src/db/sqlite.ts';
 import { isSingleExecutable, VERSION } from '../../src/shared/assets.ts';
 import { dbPath, hasDatabase, withStore } from '../context.ts';
@@ -86,7 +87,7 @@ async function programCheck() {
 }
 
 export const doctorCommand = new Command('doctor')
-  .description('check this program (Node, the SQLite driver, its migrations), then the database: integrity, the ledger invariant and replication lag '
+  .description('check this program (Node, the SQLite driver, its migrations), then the database: integrity, its schema against the migrations, the ledger invariant and replication lag '
     + '(exits 1 on any problem); report webhook backlogs. Without --db or PUNCHCARD_DB and no ./data/punchcard.db yet, it checks the program alone')
   .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
   .option('--json', 'print JSON')
@@ -106,18 +107,21 @@ export const doctorCommand = new Command('doctor')
   });
 
 function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Command, program: Awaited<ReturnType<typeof programCheck>>) {
-  return withStore(command, ({ db }) => {
+  return withStore(command, async ({ db }) => {
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
+    // A trigger, view, table or index no migration makes (or one changed or dropped): the server refuses to start on it.
+    const schema = schemaDifferences(db, await bundledMigrations());
     const violations = checkLedger(db);
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
     // A database no server has started on is not a healthy one: most likely --db names the wrong file.
     const projects = listProjects(db).length;
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0 && projects > 0;
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && schema.length === 0 && violations.length === 0 && replication.problems.length === 0
+      && projects > 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
     const coupons = couponHealth(db);
-    if (options.json) printJson({ healthy, program, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
+    if (options.json) printJson({ healthy, program, integrity, schema, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
     else {
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
@@ -128,6 +132,8 @@ function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Co
       console.log(`  ${webhooks.retention}`);
       console.log(`Store coupons: ${coupons.pending} waiting for their store, ${coupons.failed} failed for good (their points returned; the server log names each claim)`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
+      console.log(schema.length === 0 ? 'Schema: as the migrations make it.'
+        : `Schema: NOT the migrations' (the server refuses to start on it): ${describeDifferences(schema)}. ${schemaRemedy(schema)}`);
       console.log(`Master key: fingerprint ${masterKey} (matches; keep a copy of the key off this machine)`);
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
@@ -135,5 +141,5 @@ function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Co
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
-  });
+  }, { foreignSchema: 'report' });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { openDatabase } from '../../src/db/connection.ts';
 import { bundledMigrations, migrate, migrationStatus } from '../../src/db/migrations.ts';
+import { requireMigrationsSchema } from '../../src/db/schema-check.ts';
 import { dbPath, requireDatabase } from '../context.ts';
 import { printTable } from '../output.ts';
 
@@ -16,6 +17,7 @@ export const migrateCommand = new Command('migrate')
         printTable(migrationStatus(db, migrations).map((m) => ({ ...m, appliedAt: m.appliedAt ?? 'pending' })), ['version', 'name', 'appliedAt']);
         return;
       }
+      requireMigrationsSchema(db, migrations, dbPath(command));
       const applied = migrate(db, migrations);
       console.log(applied.length === 0
         ? 'Database is up to date.'

@@ -37,6 +37,10 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  // What a write frees (an erased member's old row and index entries, pruned rows) is overwritten
+  // with zeros, not left in free space in the file for anyone who reads its bytes (bench/README.md
+  // has its cost on awards and erasure).
+  db.pragma('secure_delete = ON');
   // SQLite's default page cache is 2 MB: over 100,000 members the rows an award touches (the
   // member's, with its leaderboard totals) are on random pages, and each miss is a read from the
   // OS. 32 MB made a leaderboard total's upsert about twice as cheap (bench/README); the cache

@@ -1,6 +1,7 @@
 import { stmt } from './statements.ts';
 import { openDatabase, type Db, type Synchronous } from './connection.ts';
 import { bundledMigrations, migrate, type Migration } from './migrations.ts';
+import { requireMigrationsSchema, schemaDifferences } from './schema-check.ts';
 import { atomically } from './transaction.ts';
 import { createKeyFile, findMasterKey, keyFingerprint, SecretBox, type FoundKey } from '../shared/secrets.ts';
 
@@ -19,6 +20,12 @@ export interface StoreOptions {
   migrations?: Migration[];
   /** The file must already be a Punchcard database (commands that do not create one). */
   existing?: boolean;
+  /**
+   * A database whose schema is not the migrations' (src/db/schema-check.ts) is refused before
+   * anything runs on it; `report` opens it anyway, without migrating it, for `punchcard doctor`
+   * to name what differs.
+   */
+  foreignSchema?: 'refuse' | 'report';
 }
 
 const KEY_CHECK = 'punchcard-master-key-check';
@@ -97,7 +104,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (options.existing && db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get() === undefined) {
       throw new Error(`${options.path} is not a Punchcard database (it has no schema_migrations table); check --db or PUNCHCARD_DB.`);
     }
-    migrate(db, options.migrations ?? (await bundledMigrations()));
+    const migrations = options.migrations ?? (await bundledMigrations());
+    if (options.foreignSchema !== 'report') requireMigrationsSchema(db, migrations, options.path);
+    if (options.foreignSchema !== 'report' || schemaDifferences(db, migrations).length === 0) migrate(db, migrations);
     const box = unlock(db, options.path, options.masterKey);
     return { db, box, path: options.path, close: () => db.close() };
   } catch (error) {

@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, renameSync, rmSync, s
 import { dirname, join, resolve } from 'node:path';
 import { ensureDirectory, openDatabase, type Db } from '../db/connection.ts';
 import { bundledMigrations, migrate } from '../db/migrations.ts';
+import { describeDifferences, schemaDifferences } from '../db/schema-check.ts';
 import { checkLedger } from '../domain/ledger/audit.ts';
 import { serverRunning } from '../db/server-lock.ts';
 import { checkMasterKey } from '../db/store.ts';
@@ -114,7 +115,8 @@ type CheckedCopy = Omit<RestoreReport, 'db' | 'replica' | 'timestamp' | 'replace
 
 /**
  * The checks a copy passes before it replaces anything: a Punchcard database, SQLite integrity,
- * a schema this build knows (then its pending migrations), the ledger invariant, the master key.
+ * exactly the schema the migrations it records make (no trigger, view, table or index added,
+ * changed or dropped), then its pending migrations, the ledger invariant, the master key.
  */
 async function checkCopy(copy: string, target: string, masterKey: string | undefined): Promise<CheckedCopy> {
   let db: Db;
@@ -130,9 +132,16 @@ async function checkCopy(copy: string, target: string, masterKey: string | undef
     if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get() === undefined) {
       throw new Error('The copy is not a Punchcard database (it has no schema_migrations table); nothing was replaced.');
     }
+    const migrations = await bundledMigrations();
+    // Before migrating: a trigger someone added would run in the migrations, and then in serve.
+    const differences = schemaDifferences(db, migrations);
+    if (differences.length > 0) {
+      throw new Error(`The copy's schema is not the one Punchcard's migrations make: ${describeDifferences(differences)}; nothing was replaced. `
+        + 'Restore a backup made before that change.');
+    }
     let migrated: string[];
     try {
-      migrated = migrate(db, await bundledMigrations()).map((m) => m.name);
+      migrated = migrate(db, migrations).map((m) => m.name);
     } catch (error) {
       throw new Error(`${(error as Error).message} Nothing was replaced.`);
     }

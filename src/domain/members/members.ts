@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { beforeCommit } from '../../db/transaction-hooks.ts';
-import { notFound } from '../../shared/errors.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { levelFor } from '../levels/member-level.ts';
 import type { Level } from '../catalog/level-kind.ts';
@@ -153,12 +153,35 @@ export const emitMember = (db: Db, projectId: string, type: 'member.created' | '
 /**
  * Indexes for search the members added since the last time: all of a transaction's new members at
  * once, just before its COMMIT (migrations/0023 says why not per insert), and at server start any
- * written outside src/db's transactions (a bulk load). Those above the highest indexed id are the
- * ones waiting; erased members are never indexed.
+ * written outside src/db's transactions (a bulk load). Those above the highest id indexed so far
+ * are the ones waiting; erased members are never indexed. Each is indexed under its project-first
+ * key (migrations/0026), so a search reads its own project's range of the index.
  */
 export function indexNewMembers(db: Db): void {
-  stmt(db, `INSERT INTO members_search (rowid, external_id, email, name) SELECT id, external_id, email, name FROM members
-    WHERE id > (SELECT coalesce(max(id), 0) FROM members_search_docsize) AND erased_at IS NULL`).run();
+  const indexed = stmt<number>(db, 'SELECT indexed_up_to FROM members_search_progress').pluck().get()!;
+  const newest = stmt<number | null>(db, 'SELECT max(id) FROM members').pluck().get() ?? 0;
+  if (newest <= indexed) return;
+  stmt(db, `INSERT INTO members_search (rowid, external_id, email, name)
+    SELECT (p.search_slot << 40) + m.id, m.external_id, m.email, m.name FROM members m JOIN projects p ON p.id = m.project_id
+    WHERE m.id > ? AND m.id <= ? AND m.erased_at IS NULL`).run(indexed, newest);
+  stmt(db, 'UPDATE members_search_progress SET indexed_up_to = ?').run(newest);
+}
+
+/**
+ * externalIds no path of the API can address, so no new member may take one: `.` and `..` are the
+ * dot segments every client and proxy removes from a URL path (`/members/..` is `/`), and `lookup`
+ * is a route of its own beside `/members/{externalId}` (test/member-ids.test.ts derives that list
+ * from the routes). Members that already hold one stay reachable with `?externalId=` on
+ * `/members/lookup` (read, export, erase) and in the CLI.
+ */
+export const UNADDRESSABLE_EXTERNAL_IDS: ReadonlySet<string> = new Set(['.', '..', 'lookup']);
+
+/** The one check of that rule: every path that makes a member makes it through insertMember. */
+function requireAddressable(externalId: string): void {
+  if (UNADDRESSABLE_EXTERNAL_IDS.has(externalId)) {
+    throw badRequest(`"externalId" must not be ".", ".." or "lookup": a member's externalId goes into URL paths such as /members/{externalId}, `
+      + `where those three cannot be reached (got "${externalId}")`);
+  }
 }
 
 /**
@@ -166,6 +189,7 @@ export function indexNewMembers(db: Db): void {
  * transaction commits.
  */
 function insertMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+  requireAddressable(externalId);
   const at = now.toISOString();
   const values = stmt<MemberValues>(db, `INSERT INTO members (public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth,
     metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMBER_COLUMNS}`).raw(true).get(
@@ -215,6 +239,13 @@ export const MIN_INDEXED_SEARCH = 3;
 export const SEARCH_COUNT_AHEAD = 1000;
 
 /**
+ * The project's range of the search index's keys (migrations/0026): `@slot << 40` is its first,
+ * and a member's key is that plus its id. Given as SQL on the bound slot, so the 64-bit keys never
+ * pass through a JavaScript number.
+ */
+const OWN_KEYS = 'BETWEEN (@slot << 40) AND (@slot << 40) + 1099511627775';
+
+/**
  * The index query of a search: every third trigram of it and its last (which cover every
  * character), each a quoted term. The index keeps no positions (migrations/0021), so this finds the
  * members holding those trigrams anywhere, and holdsText then keeps those that hold the text.
@@ -248,16 +279,18 @@ function scope(search: string, ascii: boolean): string {
   if (!search) return 'project_id = @projectId AND erased_at IS NULL';
   const holds = holdsText('', ascii);
   if ([...search].length < MIN_INDEXED_SEARCH) return `project_id = @projectId AND erased_at IS NULL AND ${holds}`;
-  return `project_id = @projectId AND erased_at IS NULL AND +id IN (SELECT rowid FROM members_search WHERE members_search MATCH @phrase)
-    AND ${holds}`;
+  return `project_id = @projectId AND erased_at IS NULL
+    AND +id IN (SELECT rowid - (@slot << 40) FROM members_search WHERE members_search MATCH @phrase AND rowid ${OWN_KEYS}) AND ${holds}`;
 }
 
 /**
  * An indexed search's matches as [id, created_at], up to `@countLimit`: the trigram index drives
- * (lazily, so a broad search stops at the limit) and each candidate is checked once.
+ * (lazily, so a broad search stops at the limit), over the project's own keys only, and each
+ * candidate is checked once.
  */
-const indexedMatches = (ascii: boolean) => `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid
-  WHERE members_search MATCH @phrase AND m.project_id = @projectId AND m.erased_at IS NULL AND ${holdsText('m.', ascii)} LIMIT @countLimit`;
+const indexedMatches = (ascii: boolean) => `SELECT m.id, m.created_at FROM members_search s JOIN members m ON m.id = s.rowid - (@slot << 40)
+  WHERE members_search MATCH @phrase AND s.rowid ${OWN_KEYS} AND m.project_id = @projectId AND m.erased_at IS NULL AND ${holdsText('m.', ascii)}
+  LIMIT @countLimit`;
 const INDEXED_MATCHES = { ascii: indexedMatches(true), other: indexedMatches(false) };
 
 const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1] ? b[0] - a[0] : a[1] < b[1] ? 1 : -1);
@@ -266,15 +299,44 @@ const newestFirst = (a: [number, string], b: [number, string]) => (a[1] === b[1]
 export const MEMBER_SORTS = { createdAt: 'created_at', points: 'points', totalPointsEarned: 'total_points_earned' } as const;
 export interface MemberSort { sort: keyof typeof MEMBER_SORTS; order: 'asc' | 'desc' }
 
+/**
+ * Where a listing without search goes on: after the member it names, newest first. Opaque to
+ * clients; it holds the member's created_at and public id (found through the project's created_at
+ * index), so a page after it reads only its own rows, however deep.
+ */
+const cursorOf = (row: MemberRow) => Buffer.from(JSON.stringify([row.created_at, row.public_id])).toString('base64url');
+
+function cursorPosition(db: Db, projectId: string, cursor: string): { at: string; id: number } {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    fields = null;
+  }
+  const [at, publicId] = Array.isArray(fields) && fields.length === 2 ? fields : [];
+  const id = typeof at === 'string' && typeof publicId === 'string'
+    ? stmt<number>(db, 'SELECT id FROM members WHERE project_id = ? AND created_at = ? AND public_id = ?').pluck().get(projectId, at, publicId)
+    : undefined;
+  if (id === undefined) throw badRequest('"cursor" is not one this listing gave: use pagination.next of the page before');
+  return { at: at as string, id };
+}
+
+export interface MemberPage {
+  members: Member[];
+  /** `next`: the cursor of the following page, when there is one and the listing has no search. */
+  pagination: Page & { next?: string };
+}
+
 export function listMembers(
   db: Db,
   projectId: string,
-  query: { search?: string | undefined; limit: number; offset: number } & Partial<MemberSort>,
-): { members: Member[]; pagination: Page } {
+  query: { search?: string | undefined; limit: number; offset: number; cursor?: string | undefined } & Partial<MemberSort>,
+): MemberPage {
   const search = query.search ?? '';
   const countLimit = query.offset + query.limit + SEARCH_COUNT_AHEAD;
   const params = {
     projectId,
+    slot: stmt<number>(db, 'SELECT search_slot FROM projects WHERE id = ?').pluck().get(projectId) ?? 0,
     pattern: `%${escapeLike(search)}%`,
     lowered: search.toLowerCase(),
     phrase: trigramQuery(search),
@@ -283,7 +345,7 @@ export function listMembers(
     countLimit,
   };
   const { levels } = projectContext(db, projectId);
-  const page = (total: number, rows: MemberRow[]) => ({
+  const page = (total: number, rows: MemberRow[]): MemberPage => ({
     members: rows.map((row) => toMember(row, levels)),
     pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
   });
@@ -294,6 +356,8 @@ export function listMembers(
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';
   const orderBy = order === null ? `created_at ${direction}, id ${direction}` : `${order} ${direction}, id ${direction}`;
   const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`, params);
+  // Newest first also pages on by cursor; other orders by offset, within the same reach.
+  if (!search && order === null && direction === 'DESC') return listing(db, where, params, query, page);
   if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
@@ -303,6 +367,31 @@ export function listMembers(
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
   return page(matches.length, ids.map((id) => memberById(db, id)));
+}
+
+/** The listing without search: by offset or after a cursor, with the cursor of the page after it. */
+function listing(
+  db: Db, where: string, params: Record<string, unknown>, query: { limit: number; offset: number; cursor?: string | undefined },
+  page: (total: number, rows: MemberRow[]) => MemberPage,
+): MemberPage {
+  const total = stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!;
+  const order = 'ORDER BY created_at DESC, id DESC';
+  let rows: MemberRow[];
+  let hasMore: boolean;
+  if (query.cursor === undefined) {
+    rows = selectMembers(db, `WHERE ${where} ${order} LIMIT @limit OFFSET @offset`, params);
+    hasMore = query.offset + rows.length < total;
+  } else {
+    const after = cursorPosition(db, params.projectId as string, query.cursor);
+    rows = selectMembers(db, `WHERE ${where} AND (created_at < @at OR (created_at = @at AND id < @afterId)) ${order} LIMIT @limit + 1`,
+      { ...params, at: after.at, afterId: after.id });
+    hasMore = rows.length > query.limit;
+    rows = rows.slice(0, query.limit);
+  }
+  const answer = page(total, rows);
+  answer.pagination.hasMore = hasMore;
+  if (hasMore && rows.length > 0) answer.pagination.next = cursorOf(rows.at(-1)!);
+  return answer;
 }
 
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */

@@ -1,7 +1,7 @@
 import { listMembers, lookupMember, memberView, requireMember, updateMember, upsertMember } from '../../domain/members/members.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { emptyBody } from '../../schemas/common.ts';
-import { memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
+import { memberByExternalIdQuery, memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
 import { Answer } from '../route.ts';
 import type { ServerApi } from './api.ts';
 import * as answers from '../../schemas/answers/server.ts';
@@ -15,6 +15,14 @@ export function memberRoutes({ route, ctx }: ServerApi): void {
   route('GET', '/members', { query: memberListQuery, responses: { 200: answers.memberList } }, ({ key, query }) => listMembers(ctx.db, key.projectId, query));
 
   route('GET', '/members/lookup', { query: memberLookupQuery, responses: { 200: answers.member } }, ({ key, query }) => lookupMember(ctx.db, key.projectId, query));
+
+  // The member named in the query: how members whose externalId no path can address (".", "..",
+  // "lookup", refused for new members) are exported and erased.
+  route('DELETE', '/members/lookup', { query: memberByExternalIdQuery, body: emptyBody, optionalBody: true, write: true, responses: { 200: answers.deleted } },
+    ({ key, query, now }) => eraseMember(ctx.db, key.projectId, query.externalId, now));
+
+  route('GET', '/members/lookup/export', { query: memberByExternalIdQuery, responses: { 200: answers.memberExport } }, ({ key, query, now }) =>
+    exportMember(ctx.db, key.projectId, query.externalId, now));
 
   route('GET', '/members/:externalId', { responses: { 200: answers.member } }, ({ key, param }) => memberView(ctx.db, requireMember(ctx.db, key.projectId, param('externalId'))));
 

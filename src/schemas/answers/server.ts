@@ -7,7 +7,8 @@ import {
 
 // The server API's answers, by route (src/http/v1/).
 
-export const memberList = v.object({ members: v.array(member), pagination });
+/** `next`: the cursor of the page after this one, when there is one (listings without `search`). */
+export const memberList = v.object({ members: v.array(member), pagination: v.object({ ...pagination.entries, next: v.optional(str) }) });
 
 export const memberExport = v.object({
   exportedAt: str,
