@@ -3,6 +3,7 @@ import { atomically } from '../../src/db/transaction.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
+import { releaseDuePendingPoints } from '../../src/domain/ledger/pending.ts';
 import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
@@ -64,12 +65,15 @@ pointsCommand.command('add')
     }));
 
 export const expireCommand = new Command('expire')
-  .description('run the point-expiry pass now (the server also runs it every minute)')
+  .description('run the point-expiry pass and release imported pending points that are due, now (the server also does both every minute)')
   .option('--json', 'print JSON')
   .action((options: { json?: boolean }, command: Command) => withStore(command, async ({ db }) => {
-    const report = await runExpiryPass(db, async (work) => atomically(db, work), new Date());
-    if (options.json) return printJson(report);
+    const write = async <T>(work: () => T) => atomically(db, work);
+    const report = await runExpiryPass(db, write, new Date());
+    const released = await releaseDuePendingPoints(db, write, new Date());
+    if (options.json) return printJson({ ...report, released });
     console.log(`Expired ${report.points} points across ${report.members} members.`);
+    if (released.points > 0) console.log(`Released ${released.points} pending points to ${released.members} members.`);
   }));
 
 export const doctorCommand = new Command('doctor')

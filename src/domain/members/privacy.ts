@@ -92,6 +92,9 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
     // The Discord link: its username is personal, and an erased member's community activity earns nothing more.
     stmt(db, 'DELETE FROM community_links WHERE member_id = ?').run(row.id);
+    // Imported points still pending would otherwise join the anonymised balance later; an erased member is taken over by no one.
+    stmt(db, 'DELETE FROM pending_points WHERE member_id = ?').run(row.id);
+    stmt(db, 'DELETE FROM imported_email_members WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
     return { success: true, deleted: externalId };

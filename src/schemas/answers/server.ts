@@ -22,7 +22,7 @@ export const memberExport = v.object({
 
 export const award = v.pipe(v.object({ transaction, member }), v.title('Award'));
 
-export const pointsSummary = v.object({ points: int, totalEarned: int, totalPointsEarned: int, transactions: v.optional(v.array(transaction)) });
+export const pointsSummary = v.object({ points: int, totalEarned: int, totalPointsEarned: int, pendingPoints: int, transactions: v.optional(v.array(transaction)) });
 
 export const memberBadges = v.object({ badges: v.array(memberBadge) });
 export const badgeAwarded = v.object({

@@ -1,0 +1,168 @@
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
+import { Readable } from 'node:stream';
+
+// Reading an import file as a stream: memory stays flat whatever its size. The bytes are hashed
+// (the file's fingerprint) and decoded as strict UTF-8 on the way; CSV goes through csv-parse,
+// JSON lines through a line splitter. Anything that makes the file unreadable as a whole (its
+// encoding, broken quoting, a record too long) throws FileProblem, which stops the import before
+// it writes anything.
+
+/** A record longer than this is not a member: a field of megabytes means a broken file. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+export class FileProblem extends Error {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+  }
+}
+
+export type FileFormat = 'csv' | 'jsonl';
+
+/** One record: the line it starts on, and its fields (CSV) or its text (a JSON line). */
+export type FileRecord = { line: number; fields: string[]; text?: undefined } | { line: number; text: string; fields?: undefined };
+
+/** What reading the file found out along the way. */
+export interface ReadState {
+  hash: Hash;
+  /** Bytes read so far, for progress. */
+  bytes: number;
+}
+
+/** The first bytes of the file, to tell its encoding and delimiter before parsing. */
+function head(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Refuses what is not UTF-8 text at a glance: UTF-16 (Excel's "Unicode text"), binary files. */
+export function sniffEncoding(path: string): void {
+  const bytes = head(path);
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new FileProblem('the file is UTF-16 text; save it as UTF-8 ("CSV UTF-8" in Excel, the default in Google Sheets and LibreOffice) and import that');
+  }
+  if (bytes.includes(0)) throw new FileProblem('the file holds NUL bytes: it is not UTF-8 text (UTF-16, or not a CSV file at all)');
+}
+
+/** The delimiter of a CSV file: whichever of comma, semicolon and tab its header line (outside quotes) holds most. */
+export function sniffDelimiter(path: string): ',' | ';' | '\t' {
+  const text = head(path).toString('utf8');
+  const counts = { ',': 0, ';': 0, '\t': 0 };
+  let quoted = false;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && char in counts) counts[char as keyof typeof counts]++;
+  }
+  const [best] = (Object.entries(counts) as [',' | ';' | '\t', number][]).sort((a, b) => b[1] - a[1]);
+  return best![1] > 0 ? best![0] : ',';
+}
+
+/** The offset of the first byte that is not valid UTF-8, for the error's line number. */
+function firstInvalidUtf8(bytes: Buffer): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (length === 0) return i;
+    for (let k = 1; k < length; k++) {
+      if (i + k >= bytes.length) return bytes.length; // cut by the chunk's end: the next chunk decides
+      if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    }
+    i += length;
+  }
+  return bytes.length;
+}
+
+const countLines = (bytes: Buffer, end = bytes.length) => {
+  let lines = 0;
+  for (let at = bytes.indexOf(10); at !== -1 && at < end; at = bytes.indexOf(10, at + 1)) lines++;
+  return lines;
+};
+
+/** The file's text, chunk by chunk: hashed and decoded as it is read; invalid UTF-8 stops it, naming the line. */
+async function* decoded(path: string, state: ReadState): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let lines = 1;
+  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+    state.hash.update(chunk);
+    state.bytes += chunk.length;
+    try {
+      yield decoder.decode(chunk, { stream: true });
+    } catch {
+      const line = lines + countLines(chunk, firstInvalidUtf8(chunk));
+      throw new FileProblem('the file is not UTF-8 text (Windows-1252 or Latin-1, most likely); save it as UTF-8 ("CSV UTF-8" in Excel) and import that', line);
+    }
+    lines += countLines(chunk);
+  }
+  try {
+    yield decoder.decode();
+  } catch {
+    throw new FileProblem('the file ends in the middle of a UTF-8 character: it is cut short, or not UTF-8 text', lines);
+  }
+}
+
+/** csv-parse's errors as FileProblems: the line, and what a shop owner can do about it. */
+function csvProblem(error: { code?: string; message: string; lines?: number }): FileProblem {
+  if (error.code === 'CSV_MAX_RECORD_SIZE') {
+    return new FileProblem(`a record is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MB: the file's quotes are unbalanced, or it is not a CSV file of members`, error.lines);
+  }
+  return new FileProblem(`the file cannot be read as CSV: ${error.message.replace(/^Invalid Record Length: |, got \d+ on line \d+$/g, '')}`, error.lines);
+}
+
+/** The CSV records: the header first. `line` is where a record starts (a quoted field may span lines). */
+async function* csvRecords(path: string, delimiter: string, state: ReadState): AsyncGenerator<FileRecord> {
+  // Loaded here, not at start-up: every other command would pay for it.
+  const { parse } = await import('csv-parse');
+  const input = Readable.from(decoded(path, state));
+  const parser = parse({
+    bom: true, delimiter, trim: true, skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: MAX_RECORD_BYTES,
+  });
+  // pipe() does not pass a source's error on (a decoding error): the parser must end with it.
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      let inside = 0;
+      for (const field of record) if (field.includes('\n')) inside += field.split('\n').length - 1;
+      yield { line: info.lines - inside, fields: record };
+    }
+  } catch (error) {
+    throw error instanceof FileProblem ? error : csvProblem(error as { message: string });
+  } finally {
+    input.destroy();
+  }
+}
+
+/** JSON lines: each non-empty line one record, at most MAX_RECORD_BYTES long. */
+async function* jsonLines(path: string, state: ReadState): AsyncGenerator<FileRecord> {
+  let pending = '';
+  let line = 1;
+  let first = true;
+  for await (let text of decoded(path, state)) {
+    if (first && text.startsWith('\ufeff')) text = text.slice(1);
+    first = false;
+    pending += text;
+    let at = pending.indexOf('\n');
+    while (at !== -1) {
+      const content = pending.slice(0, at).replace(/\r$/, '');
+      if (content.trim() !== '') yield { line, text: content };
+      line++;
+      pending = pending.slice(at + 1);
+      at = pending.indexOf('\n');
+    }
+    if (pending.length > MAX_RECORD_BYTES) throw new FileProblem(`a line is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MB: it is not a JSON line of a member`, line);
+  }
+  if (pending.trim() !== '') yield { line, text: pending };
+}
+
+/** Reads the file once, start to end. */
+export function readFile(path: string, format: FileFormat, delimiter: string, state: ReadState): AsyncGenerator<FileRecord> {
+  return format === 'csv' ? csvRecords(path, delimiter, state) : jsonLines(path, state);
+}
+
+export const newReadState = (): ReadState => ({ hash: createHash('sha256'), bytes: 0 });
