@@ -5,7 +5,7 @@ import { readSnapshot } from '../db/transaction.ts';
 import { once, requestFingerprint, type StoredResponse } from '../domain/ledger/idempotency.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
-import { pathParam, readJson, readQuery, readRawBody } from './request.ts';
+import { allowLargerBody, pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { refuseOtherMethods } from './errors.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 import { noteProject } from './request-log.ts';
@@ -44,6 +44,10 @@ export interface RouteOptions<B, Q, I> {
   body?: B;
   /** An empty body counts as `{}`: for routes whose body is optional or empty. */
   optionalBody?: true;
+  /** Bodies up to this many bytes, where a route takes more than every other's MAX_BODY_BYTES (a bulk import). */
+  maxBodyBytes?: number;
+  /** The body field that is the request's Idempotency-Key (default `idempotencyKey`): a bulk import's `batchId`. */
+  keyField?: string;
   /** Read the body as text without parsing it (`input.raw`): for signed deliveries, whose handler checks the signature, then parses. */
   rawBody?: true;
   query?: Q;
@@ -135,16 +139,16 @@ function respond(event: H3Event, response: StoredResponse & { replayed?: boolean
   return response.body;
 }
 
-/** The Idempotency-Key of a request: the header, or the body's `idempotencyKey` where a route's schema has one. */
-function keyOf(event: H3Event, body: unknown): string | undefined {
+/** The Idempotency-Key of a request: the header, or the body's key field (`idempotencyKey`) where a route's schema has one. */
+function keyOf(event: H3Event, body: unknown, name = 'idempotencyKey'): string | undefined {
   const header = event.req.headers.get('idempotency-key');
   if (header !== null && !v.is(idempotencyKey, header)) {
     throw badRequest('The Idempotency-Key header must be 1 to 255 printable characters.');
   }
-  const field = (body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+  const field = (body as Record<string, unknown> | undefined)?.[name];
   const bodyKey = typeof field === 'string' ? field : undefined;
   if (header !== null && bodyKey !== undefined && header !== bodyKey) {
-    throw badRequest('The Idempotency-Key header and the "idempotencyKey" field differ; send one key.');
+    throw badRequest(`The Idempotency-Key header and the "${name}" field differ; send one key.`);
   }
   return header ?? bodyKey;
 }
@@ -173,6 +177,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       changes: options.write === true && method !== 'GET',
     };
     routes.push(mounted);
+    if (options.maxBodyBytes) allowLargerBody(mounted.path, options.maxBodyBytes);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
       noteProject(event, surface.keyScope(caller).projectId);
       const now = ctx.clock();
@@ -191,7 +196,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           const result = await readSnapshot(ctx.db, () => handler(input));
           return result instanceof Answer ? respond(event, result) : result;
         }
-        const key = mounted.changes ? keyOf(event, body) : undefined;
+        const key = mounted.changes ? keyOf(event, body, options.keyField) : undefined;
         let awarded = false;
         const perform = () => {
           const response = stored(handler(input));

@@ -299,11 +299,17 @@ export function listMembers(
   return page(matches.length, ids.map((id) => memberById(db, id)));
 }
 
+/**
+ * The earliest live member with this email (emails are not unique), by the email index: sorting
+ * its few matches (`+`) rather than walking the project's members in created_at order, which the
+ * planner otherwise picks to skip the sort, reading every member of the project.
+ */
+export const memberByEmail = (db: Db, projectId: string, email: string): MemberRow | undefined =>
+  selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY +created_at, +id LIMIT 1', projectId, email);
+
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
 export function lookupMember(db: Db, projectId: string, by: { email?: string | undefined; externalId?: string | undefined }): Member {
-  const row = by.email !== undefined
-    ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, id LIMIT 1', projectId, by.email)
-    : findMember(db, projectId, by.externalId ?? '');
+  const row = by.email !== undefined ? memberByEmail(db, projectId, by.email) : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
   return memberView(db, row);
 }

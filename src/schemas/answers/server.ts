@@ -9,6 +9,19 @@ import {
 
 export const memberList = v.object({ members: v.array(member), pagination });
 
+/** POST /members/import: a report per row, in the order sent, and the batch's counts. */
+export const memberImport = v.pipe(v.object({
+  batchId: str,
+  importKey: str,
+  mode: v.picklist(['add', 'reset']),
+  rows: v.array(v.union([
+    v.object({ index: int, outcome: v.picklist(['new', 'updated', 'unchanged']), memberId: str, externalId: str, points: int, pending: int, balance: int,
+      warnings: v.array(str) }),
+    v.object({ index: int, outcome: v.literal('error'), error: str, externalId: nullable(str) }),
+  ])),
+  summary: v.object({ created: int, updated: int, unchanged: int, skipped: int, pointsImported: int, pendingImported: int }),
+}), v.title('MemberImport'));
+
 export const memberExport = v.object({
   exportedAt: str,
   member: v.object({ ...member.pipe[0].entries, phone: nullable(str), dateOfBirth: nullable(str), updatedAt: str }),

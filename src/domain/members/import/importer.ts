@@ -10,7 +10,7 @@ import { wallClockInstant } from '../../project/calendar.ts';
 import { projectContext } from '../../project/project-context.ts';
 import { keepReferralCode } from '../../referrals/referrals.ts';
 import { adoptImportedMember, emailKey, markImportedByEmail } from '../imported-email.ts';
-import { findMember, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members.ts';
+import { findMember, memberByEmail, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members.ts';
 
 /**
  * One member to import, validated (src/schemas/member-import.ts): from a file through its
@@ -65,6 +65,10 @@ export interface RowReport {
   warnings: string[];
 }
 
+/** The project's sum of balances: an import's summary shows it before and after. */
+export const sumOfBalances = (db: Db, projectId: string): number =>
+  stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM members WHERE project_id = ?').pluck().get(projectId)!;
+
 /** The reference of an import's ledger entries and pending points. */
 export const importReference = (importKey: string) => `import:${importKey}`;
 
@@ -96,13 +100,6 @@ function projectLevel(db: Db, projectId: string, wanted: number | string): { lev
   return found ?? `level "${wanted}" is not one of the project's levels (${levels.map((l) => `${l.level} ${l.name}`).join(', ') || 'it has none'}); none was kept`;
 }
 
-/** The earliest live member with this email (emails are not unique; the lookup API picks the same one). */
-const memberWithEmail = (db: Db, projectId: string, email: string): MemberRow | undefined => {
-  const id = stmt<number>(db, `SELECT id FROM members WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL
-    ORDER BY created_at, id LIMIT 1`).pluck().get(projectId, email);
-  return id === undefined ? undefined : memberById(db, id);
-};
-
 /** What an earlier run of the same import gave the member, or undefined when it gave nothing. */
 const importedBefore = (db: Db, memberId: number, reference: string): number | undefined =>
   stmt<number>(db, `SELECT amount FROM transactions WHERE member_id = ? AND type = 'IMPORTED' AND reference_id = ? LIMIT 1`).pluck()
@@ -118,7 +115,7 @@ interface Found { member: MemberRow; created: boolean }
 function memberFor(db: Db, projectId: string, row: ImportRow, joinedAt: Date | undefined, now: Date): Found {
   const existing = row.externalId !== undefined
     ? findMember(db, projectId, row.externalId) ?? adoptImportedMember(db, projectId, row.externalId, row.email, now)
-    : findMember(db, projectId, emailKey(row.email!)) ?? memberWithEmail(db, projectId, row.email!);
+    : findMember(db, projectId, emailKey(row.email!)) ?? memberByEmail(db, projectId, row.email!);
   if (existing) return { member: existing, created: false };
   const externalId = row.externalId ?? emailKey(row.email!);
   const profile: MemberProfile = { ...(row.email !== undefined ? { email: row.email } : {}), ...(row.name !== undefined ? { name: row.name } : {}),
