@@ -19,14 +19,15 @@ export class FileProblem extends Error {
 
 export type FileFormat = 'csv' | 'jsonl';
 
-/** One record: the line it starts on, and its fields (CSV) or its text (a JSON line). */
-export type FileRecord = { line: number; fields: string[]; text?: undefined } | { line: number; text: string; fields?: undefined };
+/**
+ * One record: the line it starts on, and its fields (CSV) or its text (a JSON line); `read` is how
+ * far into the file the parser is (characters, which is bytes for ASCII): progress is measured by it.
+ */
+export type FileRecord = { line: number; read: number } & ({ fields: string[]; text?: undefined } | { text: string; fields?: undefined });
 
 /** What reading the file found out along the way. */
 export interface ReadState {
   hash: Hash;
-  /** Bytes read so far, for progress. */
-  bytes: number;
 }
 
 /** The first bytes of the file, to tell its encoding and delimiter before parsing. */
@@ -90,7 +91,6 @@ async function* decoded(path: string, state: ReadState): AsyncGenerator<string> 
   let lines = 1;
   for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
     state.hash.update(chunk);
-    state.bytes += chunk.length;
     try {
       yield decoder.decode(chunk, { stream: true });
     } catch {
@@ -125,11 +125,18 @@ async function* csvRecords(path: string, delimiter: string, state: ReadState): A
   // pipe() does not pass a source's error on (a decoding error): the parser must end with it.
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
+  // Lines are counted here: csv-parse counts a CRLF inside quotes as two. A record starts on the
+  // line after the previous one ends, past the empty lines it skipped.
+  let next = 1;
+  let empty = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number; empty_lines: number } }>) {
+      const line = next + (info.empty_lines - empty);
+      empty = info.empty_lines;
       let inside = 0;
-      for (const field of record) if (field.includes('\n')) inside += field.split('\n').length - 1;
-      yield { line: info.lines - inside, fields: record };
+      for (const field of record) if (field.includes('\n') || field.includes('\r')) inside += field.match(/\r\n|\r|\n/g)!.length;
+      next = line + inside + 1;
+      yield { line, read: info.bytes, fields: record };
     }
   } catch (error) {
     throw error instanceof FileProblem ? error : csvProblem(error as { message: string });
@@ -142,6 +149,7 @@ async function* csvRecords(path: string, delimiter: string, state: ReadState): A
 async function* jsonLines(path: string, state: ReadState): AsyncGenerator<FileRecord> {
   let pending = '';
   let line = 1;
+  let read = 0;
   let first = true;
   for await (let text of decoded(path, state)) {
     if (first && text.startsWith('\ufeff')) text = text.slice(1);
@@ -150,14 +158,15 @@ async function* jsonLines(path: string, state: ReadState): AsyncGenerator<FileRe
     let at = pending.indexOf('\n');
     while (at !== -1) {
       const content = pending.slice(0, at).replace(/\r$/, '');
-      if (content.trim() !== '') yield { line, text: content };
+      read += at + 1;
+      if (content.trim() !== '') yield { line, read, text: content };
       line++;
       pending = pending.slice(at + 1);
       at = pending.indexOf('\n');
     }
     if (pending.length > MAX_RECORD_BYTES) throw new FileProblem(`a line is longer than ${MAX_RECORD_BYTES / 1024 / 1024} MB: it is not a JSON line of a member`, line);
   }
-  if (pending.trim() !== '') yield { line, text: pending };
+  if (pending.trim() !== '') yield { line, read: read + pending.length, text: pending };
 }
 
 /** Reads the file once, start to end. */
@@ -165,4 +174,4 @@ export function readFile(path: string, format: FileFormat, delimiter: string, st
   return format === 'csv' ? csvRecords(path, delimiter, state) : jsonLines(path, state);
 }
 
-export const newReadState = (): ReadState => ({ hash: createHash('sha256'), bytes: 0 });
+export const newReadState = (): ReadState => ({ hash: createHash('sha256') });

@@ -139,7 +139,7 @@ describe('members imported by email alone meet the shop\'s own id for them', () 
     expect(await member('77')).toMatchObject({ externalId: '77', email: 'kim@example.com', name: 'Kim Lee', points: 250 });
     expect((await server.api.get('/api/v1/members?search=kim')).body.members).toHaveLength(1);
     // Its orders earn on the same member.
-    await store.deliverOne('order.updated', wooOrder({ id: 9100, status: 'completed', customerId: 77 }));
+    await store.deliverOne('order.updated', wooOrder({ id: 9100, status: 'completed', customerId: 77, modified: '2026-05-01T10:00:00' }));
     expect((await member('77')).points).toBe(250 + 80);
     // Importing the same file again finds the member by email: nothing twice, no second member.
     const again = await importBatch({ batchId: 'woo', source: 'smile', rows: [{ email: 'kim@example.com', balance: 250 }] });

@@ -88,6 +88,7 @@ const UNSTATED_RULES = [
   'timezone must be an IANA time zone',
   'allowedOrigins.',
   '"resendFailed" goes only with "isActive": true',
+  'needs an externalId or an email to name the member by',
 ];
 
 const asQuery = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));

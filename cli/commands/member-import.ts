@@ -133,7 +133,7 @@ function rowOf(reading: Reading, record: FileRecord): ImportRow | null {
   if (!reading.plan) {
     reading.header = record.fields;
     if (!reading.source) {
-      reading.source = guessSource(record.fields) ?? (Object.keys(reading.map).length > 0 ? sourceNamed('csv') : undefined);
+      reading.source = guessSource(record.fields);
       reading.guessed = true;
       if (!reading.source) {
         throw new FileProblem(`cannot tell which programme wrote this file from its header (${record.fields.join(', ')}): pass --from ${SOURCE_NAMES.join('|')}, or name the columns with --map field=Column`, record.line);
@@ -192,7 +192,7 @@ async function checkFile(reading: Reading, size: number, timeZone: string, now: 
     }
     check.fileBalance += row.balance;
     check.filePending += row.pending;
-    shown?.update(check.rows, state.bytes);
+    shown?.update(check.rows, record.read);
   }
   if (reading.format === 'csv' && !reading.plan) throw new FileProblem('the file is empty: it has no header row');
   shown?.done(check.rows);
@@ -285,7 +285,7 @@ async function importFile(db: Db, reading: Reading, check: Check, settings: Impo
         end(db, !options.dryRun);
         inBatch = 0;
       }
-      shown?.update(done, state.bytes);
+      shown?.update(done, record.read);
     }
   } catch (error) {
     if (inBatch > 0) end(db, false);
@@ -349,7 +349,9 @@ function addImportCommand(members: Command): void {
       db.pragma('cache_size = -8192');
       const store = liveStore(db, options.project);
       const reading: Reading = {
-        file, format, delimiter: ',', source: options.from ? sourceNamed(options.from) : undefined, map: options.map ? parseColumnMap(options.map) : {},
+        file, format, delimiter: ',', map: options.map ? parseColumnMap(options.map) : {},
+        // --map without --from reads another programme's export: Punchcard's columns, with the file's named.
+        source: options.from ? sourceNamed(options.from) : options.map ? sourceNamed('csv') : undefined,
         byEmail: store !== undefined && storeSettings(store).memberIdentifier === 'email', guessed: false,
       };
       let check: Check;
@@ -380,7 +382,7 @@ function addImportCommand(members: Command): void {
           : `${fileName} looks like a corrected copy of the file imported ${continues.startedAt} (${continues.finished ? `${continues.skipped} line(s) skipped then` : 'that run was stopped'}): lines already imported are left as they are (--new-import to import every line again).`);
       }
       const settings: ImportSettings = {
-        projectId: options.project, mode: options.mode, importKey, label: format === 'jsonl' ? 'a Punchcard file' : reading.source!.label, origin: fileName,
+        projectId: options.project, mode: options.mode, importKey, label: format === 'jsonl' ? 'JSON lines' : reading.source!.label, origin: fileName,
         actor: 'cli', pending: options.pendingAsAvailable ? { as: 'available' } : { as: 'pending', days: pendingDays },
       };
       const summary: ImportSummary = {

@@ -1,16 +1,23 @@
 import * as v from 'valibot';
 import { MAX_POSTING } from '../shared/value-schemas.ts';
-import { email, externalId, identifier, text } from './common.ts';
+import { calendarDate, email, externalId, identifier, text } from './common.ts';
 
 /**
  * Points as a file writes them: a number (JSON) or digits (CSV). `120.0` is 120 (spreadsheets and
  * myCred's decimal setting write that); `1,200`, `12.5` and negatives are refused, never guessed at.
  */
-const points = v.pipe(
-  v.union([
-    v.number(),
-    v.pipe(v.string(), v.regex(/^-?\d{1,15}(?:\.0+)?$/, 'must be a whole number of points (write 1200, not 1,200 or 12.5)'), v.transform(Number)),
-  ], 'must be a whole number of points'),
+const filePoints = v.pipe(
+  v.union([v.number(), v.string()], 'must be a whole number of points'),
+  v.check((value) => typeof value === 'number' || /^-?\d{1,15}(?:\.0+)?$/.test(value), 'must be a whole number of points (write 1200, not 1,200 or 12.5)'),
+  v.transform(Number),
+  v.integer('must be a whole number of points'),
+  v.minValue(0, 'must be at least 0'),
+  v.maxValue(MAX_POSTING, `must be at most ${MAX_POSTING}`),
+);
+
+/** Points in a request: JSON numbers only. */
+const requestPoints = v.pipe(
+  v.number('must be a whole number of points'),
   v.integer('must be a whole number of points'),
   v.minValue(0, 'must be at least 0'),
   v.maxValue(MAX_POSTING, `must be at most ${MAX_POSTING}`),
@@ -32,7 +39,7 @@ const level = v.union([v.pipe(v.number(), v.integer('must be a level number or n
  * through its programme's columns, a JSON line, a row of POST /members/import): the importer's
  * ImportRow (src/domain/members/import/importer.ts), which reads the dates in the project's time zone.
  */
-export const importRowFields = {
+const rowFields = <P extends typeof filePoints | typeof requestPoints>(points: P) => ({
   externalId: v.optional(externalId),
   email: v.optional(email),
   name: v.optional(text(200)),
@@ -40,23 +47,27 @@ export const importRowFields = {
   pending: v.optional(points, 0),
   level: v.optional(level),
   joinedAt: v.optional(importDate),
-  birthday: v.optional(v.pipe(v.string('must be a date written YYYY-MM-DD'), v.isoDate('must be a date written YYYY-MM-DD'))),
+  birthday: v.optional(calendarDate),
   pointsExpireAt: v.optional(importDate),
   referralCode: v.optional(v.pipe(identifier(32), v.regex(/^[A-Za-z0-9_-]{3,32}$/, 'must be 3 to 32 letters, digits, - or _'))),
-};
+});
 
 const needsIdentity = <T extends { externalId?: string | undefined; email?: string | undefined }>() =>
   v.check<T, string>((row) => row.externalId !== undefined || row.email !== undefined, 'needs an externalId or an email to name the member by');
 
-/** One member to import. */
-const rowObject = v.strictObject(importRowFields);
-export const importRow = v.pipe(rowObject, needsIdentity<v.InferOutput<typeof rowObject>>());
+/** One member of a file. */
+const fileRow = v.strictObject(rowFields(filePoints));
+export const importRow = v.pipe(fileRow, needsIdentity<v.InferOutput<typeof fileRow>>());
+
+/** One member of a request. */
+const requestRowObject = v.strictObject(rowFields(requestPoints));
+const requestRow = v.pipe(requestRowObject, needsIdentity<v.InferOutput<typeof requestRowObject>>());
 
 /**
  * A JSON line of `members import`: the fields above, plus what `members export` writes beside them
  * (`totalPointsEarned`, `levelName`), read and ignored so an export imports as it is.
  */
-const exportedLine = v.strictObject({ ...importRowFields, totalPointsEarned: v.optional(v.unknown()), levelName: v.optional(v.unknown()) });
+const exportedLine = v.strictObject({ ...rowFields(filePoints), totalPointsEarned: v.optional(v.unknown()), levelName: v.optional(v.unknown()) });
 export const importJsonLine = v.pipe(
   exportedLine,
   needsIdentity<v.InferOutput<typeof exportedLine>>(),
@@ -81,7 +92,7 @@ export const memberImportBody = v.strictObject({
   pendingAsAvailable: v.optional(v.boolean('must be true or false'), false),
   pendingDays: v.optional(v.pipe(v.number(), v.integer('must be a whole number of days'), v.minValue(0, 'must be at least 0'), v.maxValue(3650, 'must be at most 3650')), 30),
   rows: v.pipe(
-    v.array(importRow, 'must be an array of members'),
+    v.array(requestRow, 'must be an array of members'),
     v.minLength(1, 'must hold at least one member'),
     v.maxLength(MAX_IMPORT_ROWS, `must hold at most ${MAX_IMPORT_ROWS} members per request`),
   ),

@@ -7,7 +7,7 @@ import { IMPORT_FIELDS, type ImportSource } from './columns.ts';
  */
 export const punchcardCsv: ImportSource = {
   name: 'csv',
-  label: 'Punchcard CSV',
+  label: 'CSV',
   columns: Object.fromEntries(IMPORT_FIELDS.map((field) => [field, [field]])),
   unused: ['totalPointsEarned', 'levelName'],
   needs: [['externalId', 'email']],

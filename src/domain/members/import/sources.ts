@@ -8,7 +8,8 @@ import { woocommercePoints } from './woocommerce-points.ts';
 /** Every reader, in the order a header is tried against them (the most particular first). */
 export const IMPORT_SOURCES: readonly ImportSource[] = [loyaltylion, mycred, woocommercePoints, punchcardCsv, smile];
 
-export const SOURCE_NAMES = IMPORT_SOURCES.map((source) => source.name);
+/** The names `--from` takes, as the docs list them. */
+export const SOURCE_NAMES: readonly SourceName[] = ['smile', 'loyaltylion', 'woocommerce-points', 'mycred', 'csv'];
 
 export const sourceNamed = (name: SourceName): ImportSource => IMPORT_SOURCES.find((source) => source.name === name)!;
 
