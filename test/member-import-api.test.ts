@@ -3,7 +3,7 @@ import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { releaseDuePendingPoints } from '../src/domain/ledger/pending.ts';
 import { DAY_MS } from '../src/shared/clock.ts';
 import { client } from './helpers/http.ts';
-import { FakeWooCommerce, startFakeWooCommerce, wooCustomer, wooOrder } from './helpers/fake-woocommerce.ts';
+import { type FakeWooCommerce, startFakeWooCommerce, wooCustomer, wooOrder } from './helpers/fake-woocommerce.ts';
 import { startTestServer, tableCounts, TestClock, type TestServer } from './helpers/server.ts';
 import { widgetHeader } from './helpers/widget.ts';
 
