@@ -109,6 +109,20 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(fromB.body.members.map((m: { externalId: string }) => m.externalId).sort()).toEqual(B_MEMBERS.map((m) => m.externalId).sort());
   });
 
+  it("imports into A's own members when A's rows name B's externalIds and emails, leaving B's untouched", async () => {
+    const before = snapshotB();
+    const res = await a.api.post('/api/v1/members/import', { batchId: 'tenancy', mode: 'reset', rows: [
+      { externalId: 'bella', balance: 0 }, { email: 'seven@b.example', balance: 3 }, { externalId: 'shop/7 ✓', email: 'bella@b.example', balance: 1000 },
+    ] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.rows.map((row: { outcome: string }) => row.outcome)).toEqual(['new', 'new', 'new']);
+    expect(snapshotB()).toEqual(before);
+    expect((await a.api.get(`/api/v1/members/${enc('shop/7 ✓')}`)).body).toMatchObject({ points: 1000, email: 'bella@b.example' });
+    // B's own import sees only B's members: its batchId is B's, whatever A sent under the same one.
+    const fromB = await b.api.post('/api/v1/members/import', { batchId: 'tenancy', rows: [{ externalId: 'bella', balance: 1 }] });
+    expect(fromB.body.rows[0]).toMatchObject({ outcome: 'updated', balance: 76 });
+  });
+
   it("creates a separate member when A posts B's externalId, leaving B's untouched", async () => {
     const before = snapshotB();
     const bShared = (await b.api.get('/api/v1/members/shared-id')).body;
