@@ -172,7 +172,7 @@ async function checkFile(reading: Reading, size: number, timeZone: string, now: 
   };
   const seen = new SeenIdentities();
   const shown = size >= PROGRESS_FROM_BYTES ? progress(`checking ${basename(reading.file)}`, size) : undefined;
-  for await (const record of readFile(reading.file, reading.format, reading.delimiter, state)) {
+  for await (const records of readFile(reading.file, reading.format, reading.delimiter, state)) for (const record of records) {
     let row: ImportRow | null;
     try {
       row = rowOf(reading, record);
@@ -248,7 +248,7 @@ async function importFile(db: Db, reading: Reading, check: Check, settings: Impo
   // The header is read again in this pass: its plan is made anew.
   const again: Reading = { ...reading, plan: undefined };
   try {
-    for await (const record of readFile(reading.file, reading.format, reading.delimiter, state)) {
+    for await (const records of readFile(reading.file, reading.format, reading.delimiter, state)) for (const record of records) {
       const refused = check.bad.get(record.line);
       if (refused !== undefined) {
         if (text) console.log(`line ${record.line}: skipped: ${refused}`);

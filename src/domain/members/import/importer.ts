@@ -227,8 +227,9 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
       changed ||= kept;
     }
 
-    const member = memberById(db, found.id);
-    const outcome: RowOutcome = created ? 'new' : changed || points !== 0 || pendingAdded !== 0 ? 'updated' : 'unchanged';
+    const wrote = created || changed || points !== 0 || pendingAdded !== 0;
+    const member = wrote ? memberById(db, found.id) : found;
+    const outcome: RowOutcome = created ? 'new' : wrote ? 'updated' : 'unchanged';
     return { outcome, memberId: member.public_id, externalId: member.external_id, points, pending: pendingAdded, balance: member.points, warnings };
   });
 }
