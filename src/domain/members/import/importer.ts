@@ -161,10 +161,13 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
     const { joinedAt, expiresAt } = checkRowDates(row, timeZone, now);
     const warnings: string[] = [];
     const { member: found, created } = memberFor(db, settings.projectId, row, joinedAt, now);
+    // The member's row as this row's writes leave it: read again only where another function wrote it.
+    let current = found;
     let changed = false;
     const changes = created ? {} : profileChanges(found, row);
     if (Object.keys(changes).length > 0) {
       updateMember(db, settings.projectId, found.external_id, changes, now);
+      current = memberById(db, found.id);
       changed = true;
     }
 
@@ -175,14 +178,15 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
     let points = 0;
     let pendingAdded = 0;
     const post = (amount: number, description: string) => {
-      postToLedger(db, memberById(db, found.id), {
+      const { member } = postToLedger(db, current, {
         amount, type: 'IMPORTED', source: 'import', actor: settings.actor, description, referenceId: reference, expiresAt,
         metadata: { source: settings.label, from: where, ...(settings.pending.as === 'available' && row.pending > 0 ? { pendingMadeAvailable: row.pending } : {}) },
       }, now);
+      current = { ...current, points: member.points, total_points_earned: member.totalPointsEarned };
       points += amount;
     };
     const leavePending = (days: number) => {
-      addPendingPoints(db, memberById(db, found.id), {
+      addPendingPoints(db, current, {
         points: pending, availableAt: addMs(now, days * DAY_MS), referenceId: reference, description: `Pending points from ${settings.label} (${where})`,
       }, now);
       pendingAdded = pending;
@@ -198,8 +202,8 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
       }
     } else {
       // The balance the shopper has now: what is due to expire goes first, as a deduction would.
-      expireDuePoints(db, found.id, now);
-      const difference = available - memberById(db, found.id).points;
+      if (expireDuePoints(db, found.id, now) > 0) current = memberById(db, found.id);
+      const difference = available - current.points;
       if (difference !== 0) post(difference, `Balance set to ${available} from ${settings.label} (${where})`);
       if (settings.pending.as === 'pending') {
         const held = stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM pending_points WHERE member_id = ?').pluck().get(found.id)!;
@@ -213,23 +217,20 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
 
     if (row.level !== undefined) {
       const wanted = projectLevel(db, settings.projectId, row.level);
-      const member = memberById(db, found.id);
       if (typeof wanted === 'string') warnings.push(wanted);
-      else if (wanted.level > levelFor(levels, member.total_points_earned, member.level_floor).level) {
+      else if (wanted.level > levelFor(levels, current.total_points_earned, current.level_floor).level) {
         // The tier they had: kept as the member's lowest level (levels otherwise follow lifetime points).
         stmt(db, 'UPDATE members SET level_floor = ? WHERE id = ?').run(wanted.level, found.id);
         changed = true;
       }
     }
     if (row.referralCode !== undefined) {
-      const { kept, problem } = keepReferralCode(db, memberById(db, found.id), row.referralCode, now);
+      const { kept, problem } = keepReferralCode(db, current, row.referralCode, now);
       if (problem) warnings.push(problem);
       changed ||= kept;
     }
 
-    const wrote = created || changed || points !== 0 || pendingAdded !== 0;
-    const member = wrote ? memberById(db, found.id) : found;
-    const outcome: RowOutcome = created ? 'new' : wrote ? 'updated' : 'unchanged';
-    return { outcome, memberId: member.public_id, externalId: member.external_id, points, pending: pendingAdded, balance: member.points, warnings };
+    const outcome: RowOutcome = created ? 'new' : changed || points !== 0 || pendingAdded !== 0 ? 'updated' : 'unchanged';
+    return { outcome, memberId: current.public_id, externalId: current.external_id, points, pending: pendingAdded, balance: current.points, warnings };
   });
 }
