@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -139,6 +139,23 @@ describe('punchcard members import, each programme\'s export', { timeout: 120_00
     expect(memberState('c-2')!.created_at).toBe('2024-05-01T16:30:00.000Z');
     expect(query('SELECT date_of_birth FROM members WHERE external_id = ?', 'c-1')).toEqual([{ date_of_birth: '1990-02-03' }]);
     expect(run(file('unknown.csv', 'Kunde,Punkte\nx,1\n')).stderr).toMatch(/cannot tell which programme wrote this file from its header \(Kunde, Punkte\): pass --from smile\|loyaltylion\|woocommerce-points\|mycred\|csv, or name the columns with --map field=Column; nothing was imported/);
+  });
+});
+
+describe('the samples of docs/operations.md', { timeout: 120_000 }, () => {
+  it('each imports (a dry run) as the programme the docs say', () => {
+    const doc = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    const samples = [...doc.matchAll(/```csv (\S+)( --map [^\n]+)?\n([\s\S]*?)```/g)];
+    const sources = { 'smile.csv': 'smile', 'loyaltylion.csv': 'loyaltylion', 'wc-points.tsv': 'woocommerce-points', 'mycred.csv': 'mycred', 'rewards.csv': 'csv',
+      'punchcard.csv': 'csv' } as Record<string, string>;
+    expect(samples.map((sample) => sample[1])).toEqual(Object.keys(sources));
+    for (const [, name, map, content] of samples) {
+      const { status, summary } = summaryOf(file(`sample-${name}`, content!), '--dry-run', ...(map ? ['--map', map.trim().slice('--map '.length)] : []));
+      expect(status, `${name}: ${JSON.stringify(summary.errors)}`).toBe(0);
+      expect(summary.source, name).toBe(sources[name!]);
+      expect(summary.rows, name).toBe(2);
+      expect(summary.warnings, name).toEqual([]);
+    }
   });
 });
 
