@@ -98,7 +98,7 @@ describe('punchcard members import, each programme\'s export', { timeout: 120_00
     // 300 lifetime points reach no level; the tier Gold is kept as the member's lowest level.
     expect(memberState('cat@example.com')).toMatchObject({ name: 'Cat Cole', points: 300, total_points_earned: 300, level_floor: 2 });
     expect(pending('cat@example.com')).toBe(120);
-    expect(punchcardJson(['--db', db, 'members', 'show', 'cat@example.com', '--project', projectId]).member).toMatchObject({ level: 2, levelName: 'Gold' });
+    expect(punchcardJson(['--db', db, 'members', 'show', 'cat@example.com', '--project', projectId])).toMatchObject({ member: { level: 2, levelName: 'Gold' }, pendingPoints: 120 });
 
     // The same export with --pending-as-available, into another project: one entry of approved + pending.
     const other = punchcardJson(['--db', db, 'projects', 'create', '--name', 'Other']).project.id;

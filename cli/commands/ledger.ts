@@ -4,7 +4,7 @@ import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
 import { releaseDuePendingPoints } from '../../src/domain/ledger/pending.ts';
-import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger.ts';
+import { adjustPoints, pendingPointsOf, recentTransactions } from '../../src/domain/ledger/ledger.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
@@ -40,8 +40,10 @@ membersCommand.command('show')
     const row = requireMember(db, options.project, externalId);
     const member = memberView(db, row);
     const transactions = recentTransactions(db, row.id, limit);
-    if (options.json) return printJson({ member, transactions });
-    printSummary({ ...member, metadata: JSON.stringify(member.metadata) });
+    // Imported points still pending (operations.md, Switching from another programme).
+    const pendingPoints = pendingPointsOf(db, row.id);
+    if (options.json) return printJson({ member, pendingPoints, transactions });
+    printSummary({ ...member, pendingPoints, metadata: JSON.stringify(member.metadata) });
     console.log(`\nlatest transactions (${transactions.length}, newest first)`);
     printTable(transactions.map((t) => ({ ...t })), ['createdAt', 'amount', 'balance', 'type', 'source', 'actor', 'description', 'expiresAt']);
   }));
