@@ -18,6 +18,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/members/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/v1/members/import */
+        post: operations["postMembersImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/members/lookup": {
         parameters: {
             query?: never;
@@ -870,6 +887,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/community/auth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /api/community/auth/start */
+        post: operations["postCommunityAuthStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/community/auth/callback": {
         parameters: {
             query?: never;
@@ -1647,6 +1681,104 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    postMembersImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeats of this request with the same key within 24 hours answer the first answer again (Idempotent-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    batchId: string;
+                    /**
+                     * @default add
+                     * @enum {string}
+                     */
+                    mode?: "add" | "reset";
+                    /**
+                     * @default api
+                     * @enum {string}
+                     */
+                    source?: "smile" | "loyaltylion" | "woocommerce-points" | "mycred" | "csv" | "api";
+                    importKey?: string;
+                    /** @default false */
+                    pendingAsAvailable?: boolean;
+                    /** @default 30 */
+                    pendingDays?: number;
+                    rows: {
+                        externalId?: string;
+                        /** Format: email */
+                        email?: string;
+                        name?: string;
+                        /** @default 0 */
+                        balance?: number;
+                        /** @default 0 */
+                        pending?: number;
+                        level?: number | string;
+                        joinedAt?: string;
+                        /** Format: date */
+                        birthday?: string;
+                        pointsExpireAt?: string;
+                        referralCode?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batchId: string;
+                        importKey: string;
+                        /** @enum {string} */
+                        mode: "add" | "reset";
+                        rows: ({
+                            index: number;
+                            /** @enum {string} */
+                            outcome: "new" | "updated" | "unchanged";
+                            memberId: string;
+                            externalId: string;
+                            points: number;
+                            pending: number;
+                            balance: number;
+                            warnings: string[];
+                        } | {
+                            index: number;
+                            /** @constant */
+                            outcome: "error";
+                            error: string;
+                            externalId: string | null;
+                        })[];
+                        summary: {
+                            created: number;
+                            updated: number;
+                            unchanged: number;
+                            skipped: number;
+                            pointsImported: number;
+                            pendingImported: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
+        };
+    };
     getMembersLookup: {
         parameters: {
             query?: {
@@ -1776,7 +1908,7 @@ export interface operations {
                             amount: number;
                             balance: number;
                             /** @enum {string} */
-                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED";
+                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED" | "IMPORTED";
                             source: string;
                             actor: string;
                             description: string | null;
@@ -2006,7 +2138,7 @@ export interface operations {
                             amount: number;
                             balance: number;
                             /** @enum {string} */
-                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED";
+                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED" | "IMPORTED";
                             source: string;
                             actor: string;
                             description: string | null;
@@ -2072,12 +2204,13 @@ export interface operations {
                         points: number;
                         totalEarned: number;
                         totalPointsEarned: number;
+                        pendingPoints: number;
                         transactions?: {
                             id: string;
                             amount: number;
                             balance: number;
                             /** @enum {string} */
-                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED";
+                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED" | "IMPORTED";
                             source: string;
                             actor: string;
                             description: string | null;
@@ -2145,7 +2278,7 @@ export interface operations {
                             amount: number;
                             balance: number;
                             /** @enum {string} */
-                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED";
+                            type: "EARNED" | "REDEEMED" | "SPENT" | "DEDUCTED" | "REFUNDED" | "EXPIRED" | "IMPORTED";
                             source: string;
                             actor: string;
                             description: string | null;
@@ -7010,6 +7143,32 @@ export interface operations {
                         expiresAt: string;
                     };
                 };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            403: components["responses"]["E403"];
+            404: components["responses"]["E404"];
+            429: components["responses"]["E429"];
+        };
+    };
+    postCommunityAuthStart: {
+        parameters: {
+            query: {
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The browser goes on to Discord's consent page, with the cookie that binds the link to it. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];

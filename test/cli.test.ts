@@ -164,7 +164,7 @@ describe('punchcard CLI', () => {
     expect(punchcard(['--db', db, 'migrate', '--status']).stdout).toMatch(/1\s+initial\s+\d{4}-/);
     // The CLI shares the domain functions with the API: create through the API later, points here.
     expect(punchcard(['--db', db, 'points', 'add', '--project', project.project.id, '--member', 'ghost', '--amount', '5']).status).toBe(1);
-    expect(punchcardJson(['--db', db, 'expire'])).toEqual({ members: 0, points: 0 });
+    expect(punchcardJson(['--db', db, 'expire'])).toEqual({ members: 0, points: 0, released: { members: 0, points: 0 } });
     const doctor = punchcard(['--db', db, 'doctor']);
     expect(doctor.status).toBe(0);
     expect(doctor.stdout).toMatch(/integrity: ok/);

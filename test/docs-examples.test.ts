@@ -48,6 +48,8 @@ const BLOCK_EXCEPTIONS: { page: string; first: string; reason: string }[] = [
   { page: 'docs/operations.md', first: 'npm version 0.2.0', reason: 'makes a release: commits, tags and pushes to the project\'s repository' },
   { page: 'docs/operations.md', first: 'git clone --branch v0.2.0', reason: 'clones a released tag from the repository\'s address over the network' },
   { page: 'docs/discord.md', first: 'PUNCHCARD_DISCORD_BOT_TOKEN=', reason: 'runs the bot against Discord itself, with a real bot token (test/community-bot.test.ts runs it against a fake gateway)' },
+  { page: 'docs/operations.md', first: 'wp db query "SELECT u.ID AS user_id, u.user_email, u.display_name, SUM(', reason: 'reads a WordPress database with wp-cli (test/wordpress-plugin.test.ts imports Points & Rewards balances from such tables)' },
+  { page: 'docs/operations.md', first: 'wp db query "SELECT u.ID AS user_id, u.user_email, u.display_name, m.meta_value', reason: 'reads a WordPress database with wp-cli (test/wordpress-plugin.test.ts imports myCred balances from such tables)' },
   { page: 'docs/sdk.md', first: 'npm install /opt/punchcard', reason: 'installs into your own Node project (test/sdk.test.ts imports punchcard/sdk as it does)' },
 ];
 
@@ -111,6 +113,11 @@ class PageRun {
     // dist/ of the folder is the checkout's: install.md's commands run in a checkout.
     symlinkSync(join(ROOT, 'dist'), join(this.dir, 'dist'));
     for (const [name, text] of Object.entries(READER_FILES[page] ?? {})) writeFileSync(join(this.dir, name), text);
+    // The sample files a page shows (```csv smile.csv), as a reader saves them to import.
+    for (const block of fencedBlocks(page)) {
+      const sample = /^(?:csv|tsv)\s+(\S+)/.exec(block.info)?.[1];
+      if (sample) writeFileSync(join(this.dir, sample), `${block.text}\n`);
+    }
     writeFileSync(this.#state, `cd "${this.dir}"\n`);
   }
 

@@ -204,6 +204,33 @@ describe('migrations', () => {
     });
   });
 
+  it('copies the ledger into tables that take IMPORTED (0029): the same rows and lots, still append-only, awards and spending as before', () => {
+    migrate(db, migrationsFromDir().filter((m) => m.version < 29));
+    db.prepare("INSERT INTO projects (id, name, widget_secret, created_at) VALUES ('prj_a', 'A', 'unused', '2026-01-01T00:00:00.000Z')").run();
+    db.prepare(`INSERT INTO members (id, public_id, project_id, external_id, points, total_points_earned, created_at, updated_at)
+      VALUES (1, 'mem_1', 'prj_a', 'ann', 70, 100, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`).run();
+    const entry = db.prepare(`INSERT INTO transactions (id, public_id, project_id, member_id, amount, balance, type, source, actor, expires_at, created_at)
+      VALUES (?, ?, 'prj_a', 1, ?, ?, ?, ?, 'cli', ?, '2026-01-01T00:00:00.000Z')`);
+    entry.run(1, 'txn_1', 100, 100, 'EARNED', 'api', '2099-01-01T00:00:00.000Z');
+    entry.run(2, 'txn_2', -30, 70, 'SPENT', 'game', null);
+    db.prepare("INSERT INTO point_lots VALUES (1, 'prj_a', 1, 70, '2099-01-01T00:00:00.000Z')").run();
+    const ledger = () => [db.prepare('SELECT * FROM transactions ORDER BY id').raw().all(), db.prepare('SELECT * FROM point_lots').raw().all()];
+    const before = ledger();
+    expect(() => entry.run(3, 'txn_3', 5, 75, 'IMPORTED', 'import', null)).toThrow(/CHECK constraint failed/);
+
+    migrate(db, migrationsFromDir());
+    expect(ledger()).toEqual(before);
+    expect(() => db.prepare('DELETE FROM transactions').run()).toThrow(/append-only/);
+    expect(() => db.prepare('UPDATE transactions SET amount = 1').run()).toThrow(/append-only/);
+    expect(() => db.prepare("INSERT INTO point_lots VALUES (99, 'prj_a', 1, 1, '2099-01-01T00:00:00.000Z')").run()).toThrow(/FOREIGN KEY/);
+    entry.run(3, 'txn_3', 5, 75, 'IMPORTED', 'import', null);
+    db.prepare('UPDATE members SET points = 75, total_points_earned = 105 WHERE id = 1').run();
+    // Spending still draws the lot the copy kept, and the ledger adds up.
+    adjustPoints(db, 'prj_a', 'ann', { amount: -20 }, 'cli', new Date('2026-01-02T00:00:00.000Z'));
+    expect(db.prepare('SELECT remaining FROM point_lots WHERE transaction_id = 1').pluck().get()).toBe(50);
+    expect(checkLedger(db)).toEqual([]);
+  });
+
   it('refuses a database written by newer code, with a clear message', async () => {
     const migrations = migrationsFromDir();
     migrate(db, migrations);

@@ -104,6 +104,7 @@ const UNSTATED_RULES = [
   '"newPassword" needs "currentPassword"',
   'cursor continues a listing without search',
   'offset + limit must be at most',
+  'needs an externalId or an email to name the member by',
 ];
 
 const asQuery = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).map(([name, value]) => [name, String(value)]));

@@ -36,7 +36,7 @@ describe('points', () => {
 
   it('reports the balance, with history only when asked, newest first and limited', async () => {
     const plain = await server.api.get('/api/v1/members/alice/points');
-    expect(plain.body).toEqual({ points: 100, totalEarned: 120, totalPointsEarned: 120 });
+    expect(plain.body).toEqual({ points: 100, totalEarned: 120, totalPointsEarned: 120, pendingPoints: 0 });
 
     const history = await server.api.get('/api/v1/members/alice/points?history=true&limit=1');
     expect(history.body.transactions).toHaveLength(1);

@@ -114,6 +114,20 @@ describe('tenancy: a project key sees and changes only its own project', () => {
     expect(fromB.body.members.map((m: { externalId: string }) => m.externalId).sort()).toEqual(B_MEMBERS.map((m) => m.externalId).sort());
   });
 
+  it("imports into A's own members when A's rows name B's externalIds and emails, leaving B's untouched", async () => {
+    const before = snapshotB();
+    const res = await a.api.post('/api/v1/members/import', { batchId: 'tenancy', mode: 'reset', rows: [
+      { externalId: 'bella', balance: 0 }, { email: 'seven@b.example', balance: 3 }, { externalId: 'shop/7 ✓', email: 'bella@b.example', balance: 1000 },
+    ] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.rows.map((row: { outcome: string }) => row.outcome)).toEqual(['new', 'new', 'new']);
+    expect(snapshotB()).toEqual(before);
+    expect((await a.api.get(`/api/v1/members/${enc('shop/7 ✓')}`)).body).toMatchObject({ points: 1000, email: 'bella@b.example' });
+    // B's own import sees only B's members: its batchId is B's, whatever A sent under the same one.
+    const fromB = await b.api.post('/api/v1/members/import', { batchId: 'tenancy', rows: [{ externalId: 'bella', balance: 1 }] });
+    expect(fromB.body.rows[0]).toMatchObject({ outcome: 'updated', balance: 76 });
+  });
+
   it("creates a separate member when A posts B's externalId, leaving B's untouched", async () => {
     const before = snapshotB();
     const bShared = (await b.api.get('/api/v1/members/shared-id')).body;
@@ -252,9 +266,12 @@ describe('tenancy of the admin: an operator sees and changes only the projects t
     const inA = (rest: string) => `/api/admin/projects/${a.projectId}/${rest}`;
     const raffle = (await ownerB.post(inB('catalog/rewards'), { name: 'B raffle', type: 'RAFFLE', pointsCost: 1 })).body.id;
     const mug = (await ownerB.post(inB('catalog/rewards'), { name: 'B mug', type: 'PHYSICAL', pointsCost: 1 })).body.id;
-    const claim = (await b.api.post(`/api/v1/rewards/${mug}/redeem`, { externalId: 'bella' })).body.claim.id;
+    // A member of B's alone (A's own tests import and create members named like B's others).
+    expect((await b.api.post('/api/v1/members', { externalId: 'bianca', email: 'bianca@b.example' })).status).toBe(201);
+    expect((await b.api.post('/api/v1/members/bianca/points', { amount: 10 })).status).toBe(200);
+    const claim = (await b.api.post(`/api/v1/rewards/${mug}/redeem`, { externalId: 'bianca' })).body.claim.id;
     const hook = (await b.api.post('/api/v1/webhooks', { url: 'https://93.184.215.14/b-admin', events: ['points.awarded'] })).body.id;
-    expect((await b.api.post('/api/v1/members/bella/points', { amount: 1 })).status).toBe(200);
+    expect((await b.api.post('/api/v1/members/bianca/points', { amount: 1 })).status).toBe(200);
     const delivery = (await ownerB.get(inB(`webhooks/${hook}/deliveries`))).body.deliveries[0].id;
     const key = (await ownerB.post(inB('keys'), { type: 'publishable' })).body.key.id;
     const operator = (await ownerB.get('session')).body.operator.id;
@@ -264,8 +281,8 @@ describe('tenancy of the admin: an operator sees and changes only the projects t
     const counts = tableCounts(server);
     const reward = (rest = '') => inA(`catalog/rewards/${mug}${rest}`);
     const attempts: [string, string, unknown?][] = [
-      ['GET', inA('members/bella')], ['GET', inA('members/bella/transactions')], ['GET', inA('members/bella/export')],
-      ['POST', inA('members/bella/points'), { amount: 1000, reason: 'stolen' }], ['DELETE', inA('members/bella'), { confirm: 'bella' }],
+      ['GET', inA('members/bianca')], ['GET', inA('members/bianca/transactions')], ['GET', inA('members/bianca/export')],
+      ['POST', inA('members/bianca/points'), { amount: 1000, reason: 'stolen' }], ['DELETE', inA('members/bianca'), { confirm: 'bianca' }],
       ['GET', reward()], ['PATCH', reward(), { name: 'Hijacked' }], ['DELETE', reward()],
       ['POST', inA(`claims/${claim}/fulfil`), {}], ['POST', inA(`rewards/${raffle}/draw`), { winners: 1 }],
       ['DELETE', inA(`keys/${key}`)], ['DELETE', inA(`webhooks/${hook}`)], ['GET', inA(`webhooks/${hook}/deliveries`)],
@@ -277,11 +294,11 @@ describe('tenancy of the admin: an operator sees and changes only the projects t
     expect(tableCounts(server)).toEqual(counts);
 
     // Nor do A's lists show any of B's.
-    expect((await ownerA.get(inA('members?search=bella'))).body.members).toEqual([]);
+    expect((await ownerA.get(inA('members?search=bianca'))).body.members).toEqual([]);
     expect((await ownerA.get(inA('claims?status=all'))).body.claims).toEqual([]);
     expect((await ownerA.get(inA('keys'))).body.keys.map((one: { id: string }) => one.id)).not.toContain(key);
     expect((await ownerA.get(inA('operators'))).body.operators.map((one: { email: string }) => one.email)).toEqual(['owner-a@a.example']);
     const auditA = JSON.stringify((await ownerA.get(inA('audit?limit=100'))).body.entries);
-    for (const id of [raffle, mug, claim, hook, key, 'bella', 'owner-b@b.example']) expect(auditA).not.toContain(id);
+    for (const id of [raffle, mug, claim, hook, key, 'bianca', 'owner-b@b.example']) expect(auditA).not.toContain(id);
   });
 });

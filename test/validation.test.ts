@@ -153,6 +153,19 @@ const cases: Case[] = [
   { name: 'lookup: email given twice', method: 'GET', path: `${MEMBERS}/lookup?email=a%40b.c&email=d%40e.f`, message: /"email" must be given at most once/ },
   { name: 'lookup: empty externalId', method: 'GET', path: `${MEMBERS}/lookup?externalId=`, message: /Query parameter "externalId" must not be empty/ },
 
+  // POST /members/import (what a file's rows may say in detail: member-import.test.ts)
+  { name: 'import: batchId missing', method: 'POST', path: `${MEMBERS}/import`, options: body({ rows: [{ externalId: 'imp-1' }] }), message: /"batchId" is required/ },
+  { name: 'import: no rows', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [] }), message: /"rows" must hold at least one member/ },
+  { name: 'import: 1,001 rows', method: 'POST', path: `${MEMBERS}/import`, options: () => body({ batchId: 'b', rows: Array.from({ length: 1001 }, (_, i) => ({ externalId: `imp-${i}` })) }), message: /"rows" must hold at most 1000 members per request/ },
+  { name: 'import: a row naming no one', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ balance: 5 }] }), message: /"rows\.0" needs an externalId or an email/ },
+  { name: 'import: balance negative', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ externalId: 'imp-1', balance: -5 }] }), message: /"rows\.0\.balance" must be at least 0/ },
+  { name: 'import: balance as text', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ externalId: 'imp-1', balance: '5' }] }), message: /"rows\.0\.balance" must be a whole number of points/ },
+  { name: 'import: pending not whole', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ externalId: 'imp-1', pending: 2.5 }] }), message: /"rows\.0\.pending" must be a whole number of points/ },
+  { name: 'import: joinedAt not a date', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ externalId: 'imp-1', joinedAt: '01/05/2024' }] }), message: /"rows\.0\.joinedAt" must be a date \(2024-05-01\)/ },
+  { name: 'import: mode unknown', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', mode: 'replace', rows: [{ externalId: 'imp-1' }] }), message: /"mode" must be "add" or "reset"/ },
+  { name: 'import: unknown row field', method: 'POST', path: `${MEMBERS}/import`, options: body({ batchId: 'b', rows: [{ externalId: 'imp-1', points: 5 }] }), message: /Unknown field "rows\.0\.points"/ },
+  { name: 'import: batchId and Idempotency-Key differ', method: 'POST', path: `${MEMBERS}/import`, options: { body: { batchId: 'b', rows: [{ externalId: 'imp-1' }] }, headers: { 'idempotency-key': 'other' } }, message: /The Idempotency-Key header and the "batchId" field differ/ },
+
   // POST /webhooks, PATCH /webhooks/{id} (URL rules in detail: webhook-urls.test.ts)
   { name: 'webhook: url missing', method: 'POST', path: WEBHOOKS, options: body({ events: ['points.awarded'] }), message: /"url" is required/ },
   { name: 'webhook: url a number', method: 'POST', path: WEBHOOKS, options: body({ url: 5, events: ['points.awarded'] }), message: /"url" must be a string/ },

@@ -247,6 +247,71 @@ describe.skipIf(missing.length > 0)('WordPress plugin on real WordPress', {
     expect(notice(refused.html)).toBe(`Could not save the store settings: ${recorded('PATCH', settingsPath()).at(-1)!.answer.message}`);
   });
 
+  it('imports existing balances from WooCommerce Points & Rewards and myCred, safely again, listing myCred balances its log disagrees with', async () => {
+    // The tables as those plugins create them (WooCommerce Points & Rewards' install, myCred's install_log).
+    site.sql(`CREATE TABLE wp_wc_points_rewards_user_points (id bigint(20) NOT NULL AUTO_INCREMENT, user_id bigint(20) NOT NULL,
+      points bigint(20) NOT NULL, points_balance bigint(20) NOT NULL, order_id bigint(20) DEFAULT NULL, date datetime NOT NULL,
+      KEY idx_wc_points_rewards_user_points_user_id_points_balance (user_id,points_balance), PRIMARY KEY (id)) DEFAULT CHARACTER SET utf8mb4`);
+    site.sql(`CREATE TABLE IF NOT EXISTS wp_myCRED_log (id int(11) NOT NULL AUTO_INCREMENT, ref VARCHAR(256) NOT NULL, ref_id int(11) DEFAULT NULL,
+      user_id int(11) DEFAULT NULL, creds bigint(22) DEFAULT NULL, ctype VARCHAR(64) DEFAULT 'mycred_default', time bigint(20) DEFAULT NULL,
+      entry LONGTEXT DEFAULT NULL, data LONGTEXT DEFAULT NULL, PRIMARY KEY (id), UNIQUE KEY id (id)) DEFAULT CHARSET = utf8mb4`);
+    site.sql(`INSERT INTO wp_users (user_login, user_pass, user_nicename, user_email, user_url, user_registered, user_activation_key, user_status, display_name)
+      VALUES ('bea', '', 'bea', 'bea@shop.test', '', NOW(), '', 0, 'Bea Import')`);
+    const customerId = site.users.customer;
+    const bea = Number(site.sql("SELECT ID FROM wp_users WHERE user_login = 'bea'")[0]![0]);
+    // Points & Rewards: a row per award, summed per user (Ada 100 + 50, spent nothing; Bea 40).
+    site.sql(`INSERT INTO wp_wc_points_rewards_user_points (user_id, points, points_balance, order_id, date) VALUES
+      (${customerId}, 100, 100, 1, NOW()), (${customerId}, 50, 50, 2, NOW()), (${bea}, 60, 40, 3, NOW())`);
+    // myCred: the balance in user meta; Bea's log says 15, her balance 12 (an award lost to a race).
+    site.sql(`INSERT INTO wp_usermeta (user_id, meta_key, meta_value) VALUES (${customerId}, 'mycred_default', '30'), (${bea}, 'mycred_default', '12')`);
+    site.sql(`INSERT INTO wp_myCRED_log (ref, user_id, creds, ctype, time, entry) VALUES ('purchase', ${customerId}, 10, 'mycred_default', 1, 'x'),
+      ('purchase', ${customerId}, 20, 'mycred_default', 2, 'x'), ('purchase', ${bea}, 10, 'mycred_default', 3, 'x'), ('purchase', ${bea}, 5, 'mycred_default', 4, 'x')`);
+
+    const page = await admin.get(PAGE);
+    expect(page.html).toContain('Import existing balances');
+    expect(page.html).toContain('WooCommerce Points &amp; Rewards (2 customers)');
+    expect(page.html).toContain('myCred (2 customers)');
+    const nonce = /"nonce":"([0-9a-f]+)"/.exec(page.html)![1]!;
+    /** What the page's script does: calls the batch action until the run is done. */
+    const runImport = async (source: string, browser = admin) => {
+      const calls: any[] = [];
+      for (let start = true; calls.length < 10; start = false) {
+        const answer = await browser.post('/wp-admin/admin-ajax.php', { action: 'punchcard_loyalty_import', _ajax_nonce: nonce, source, meta_key: '', ...(start ? { start: '1' } : {}) });
+        const json = JSON.parse(answer.html);
+        calls.push(json);
+        if (!json.success || json.data.done) break;
+      }
+      return calls;
+    };
+    const balance = async (externalId: string | number) => (await punchcard.api.get(`/api/v1/members/${externalId}`)).body;
+
+    const first = await runImport('woocommerce-points');
+    expect(first.at(-1)).toMatchObject({ success: true, data: { done: true, processed: 2, total: 2, created: 1, updated: 1, unchanged: 0, skipped: 0, points: 190 } });
+    expect(await balance(customerId)).toMatchObject({ points: 120 + 150 });
+    expect(await balance(bea)).toMatchObject({ points: 40, email: 'bea@shop.test', name: 'Bea Import' });
+    const entry = (await punchcard.api.get(`/api/v1/members/${bea}/points?history=true`)).body.transactions[0];
+    expect(entry).toMatchObject({ type: 'IMPORTED', source: 'import', amount: 40, referenceId: `import:woocommerce-points:${site.url}` });
+    expect(entry.description).toMatch(new RegExp(`^Opening balance from WooCommerce Points & Rewards \\(batch woocommerce-points-\\w{8}-${customerId}-${bea}, row 1\\)$`));
+    // Again: nothing twice.
+    const again = await runImport('woocommerce-points');
+    expect(again.at(-1).data).toMatchObject({ done: true, created: 0, updated: 0, unchanged: 2, points: 0 });
+    expect(await balance(customerId)).toMatchObject({ points: 270 });
+
+    const mycred = await runImport('mycred');
+    expect(mycred.at(-1).data).toMatchObject({ done: true, processed: 2, updated: 2, points: 42, mismatches: 1, listed: [{ user: bea, balance: 12, log: 15 }] });
+    expect(await balance(bea)).toMatchObject({ points: 52 });
+    const summary = await admin.get(PAGE);
+    expect(summary.html).toContain('Last import: 2 customers read; 0 new members, 2 updated, 0 unchanged, 0 skipped; 42 points imported.');
+    expect(summary.html).toContain(`User ${bea}: balance 12, log 15`);
+
+    // Only those who may manage WooCommerce may run it.
+    const editor = new WordPressBrowser(site);
+    await editor.signIn('editor', 'editor-password');
+    const refused = await editor.post('/wp-admin/admin-ajax.php', { action: 'punchcard_loyalty_import', _ajax_nonce: nonce, source: 'mycred', start: '1' });
+    expect(refused.status).toBe(403);
+    expect(await balance(bea)).toMatchObject({ points: 52 });
+  });
+
   it('disconnects: the store is removed at Punchcard, its webhooks and REST key deleted', async () => {
     const page = await admin.get(PAGE);
     const answer = await admin.post('/wp-admin/admin-post.php', {

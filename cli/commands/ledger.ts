@@ -4,7 +4,8 @@ import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { couponHealth } from '../../src/domain/commerce/coupons.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
-import { adjustPoints, recentTransactions } from '../../src/domain/ledger/ledger.ts';
+import { releaseDuePendingPoints } from '../../src/domain/ledger/pending.ts';
+import { adjustPoints, pendingPointsOf, recentTransactions } from '../../src/domain/ledger/ledger.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
@@ -45,8 +46,10 @@ membersCommand.command('show')
     const row = requireMember(db, options.project, externalId);
     const member = memberView(db, row);
     const transactions = recentTransactions(db, row.id, limit);
-    if (options.json) return printJson({ member, transactions });
-    printSummary({ ...member, metadata: JSON.stringify(member.metadata) });
+    // Imported points still pending (operations.md, Switching from another programme).
+    const pendingPoints = pendingPointsOf(db, row.id);
+    if (options.json) return printJson({ member, pendingPoints, transactions });
+    printSummary({ ...member, pendingPoints, metadata: JSON.stringify(member.metadata) });
     console.log(`\nlatest transactions (${transactions.length}, newest first)`);
     printTable(transactions.map((t) => ({ ...t })), ['createdAt', 'amount', 'balance', 'type', 'source', 'actor', 'description', 'expiresAt']);
   }));
@@ -70,12 +73,15 @@ pointsCommand.command('add')
     }));
 
 export const expireCommand = new Command('expire')
-  .description('run the point-expiry pass now (the server also runs it every minute)')
+  .description('run the point-expiry pass and release imported pending points that are due, now (the server also does both every minute)')
   .option('--json', 'print JSON')
   .action((options: { json?: boolean }, command: Command) => withStore(command, async ({ db }) => {
-    const report = await runExpiryPass(db, async (work) => atomically(db, work), new Date());
-    if (options.json) return printJson(report);
+    const write = async <T>(work: () => T) => atomically(db, work);
+    const report = await runExpiryPass(db, write, new Date());
+    const released = await releaseDuePendingPoints(db, write, new Date());
+    if (options.json) return printJson({ ...report, released });
     console.log(`Expired ${report.points} points across ${report.members} members.`);
+    if (released.points > 0) console.log(`Released ${released.points} pending points to ${released.members} members.`);
   }));
 
 /** What doctor checks before any database: this program runs here (its SQLite driver loads) and carries its migrations. */

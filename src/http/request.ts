@@ -15,13 +15,23 @@ export const CLIENT_CLOSED = 499;
 const clientClosed = () => new AppError(CLIENT_CLOSED, 'Client Closed Request', 'The connection closed before the request body was complete.');
 
 // The connection is closed after a 413, so the rest of a huge body is never read.
-const tooLarge = () => new AppError(413, 'Payload Too Large', `The request body must be at most ${MAX_BODY_BYTES} bytes.`, { connection: 'close' });
+const tooLarge = (limit: number) => new AppError(413, 'Payload Too Large', `The request body must be at most ${limit} bytes.`, { connection: 'close' });
+
+/** Routes that take more than MAX_BODY_BYTES (a bulk import), by exact path: set as they are mounted. */
+const largerBodies = new Map<string, number>();
+
+/** Lets the route at `path` take bodies up to `bytes`. */
+export function allowLargerBody(path: string, bytes: number): void {
+  largerBodies.set(path, bytes);
+}
+
+const bodyLimit = (event: H3Event): number => largerBodies.get(event.url.pathname) ?? MAX_BODY_BYTES;
 
 /**
  * Reads the Node request stream, stopping as soon as the body passes the limit. Straight from the
  * socket, because h3's assertBodySize wraps the request in web streams, a cost on every award.
  */
-function readNodeBody(req: IncomingMessage): Promise<string> {
+function readNodeBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     if (req.destroyed && !req.complete) {
       reject(clientClosed()); // gone before its body was asked for: no event would come
@@ -31,10 +41,10 @@ function readNodeBody(req: IncomingMessage): Promise<string> {
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > limit) {
         req.off('data', onData);
         req.pause();
-        reject(tooLarge());
+        reject(tooLarge(limit));
       } else chunks.push(chunk);
     };
     req.on('data', onData);
@@ -59,20 +69,22 @@ export function refuseUnwantedBody(event: H3Event): void {
   if (hasBody && BODILESS_METHODS.has(event.req.method)) {
     throw new AppError(413, 'Payload Too Large', `A ${event.req.method} request takes no body.`, { connection: 'close' });
   }
-  if (Number(length ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const limit = bodyLimit(event);
+  if (Number(length ?? 0) > limit) throw tooLarge(limit);
 }
 
 /** The body as received, within the size limit: for routes that check a signature over its bytes before parsing. */
 export async function readRawBody(event: H3Event): Promise<string> {
-  if (Number(event.req.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const limit = bodyLimit(event);
+  if (Number(event.req.headers.get('content-length') ?? 0) > limit) throw tooLarge(limit);
   const node = event.runtime?.node?.req as IncomingMessage | undefined;
-  if (node) return readNodeBody(node);
+  if (node) return readNodeBody(node, limit);
   // Other runtimes (h3's in-memory app.request): h3's own limit on the body stream.
-  assertBodySize(event, MAX_BODY_BYTES);
+  assertBodySize(event, limit);
   try {
     return await event.req.text();
   } catch (error) {
-    throw (error as { status?: number }).status === 413 ? tooLarge() : error;
+    throw (error as { status?: number }).status === 413 ? tooLarge(limit) : error;
   }
 }
 

@@ -7,7 +7,7 @@ import { recordAudit, type AuditActor } from '../domain/audit/audit-log.ts';
 import { pickLike, summarize } from '../domain/audit/summary.ts';
 import type { AppContext } from './context.ts';
 import { validate } from '../shared/validate.ts';
-import { canonicalPath, pathParam, readJson, readQuery, readRawBody } from './request.ts';
+import { allowLargerBody, canonicalPath, pathParam, readJson, readQuery, readRawBody } from './request.ts';
 import { refuseOtherMethods } from './errors.ts';
 import { idempotencyKey } from '../schemas/common.ts';
 import { noteProject } from './request-log.ts';
@@ -46,6 +46,10 @@ export interface RouteOptions<B, Q, I> {
   body?: B;
   /** An empty body counts as `{}`: for routes whose body is optional or empty. */
   optionalBody?: true;
+  /** Bodies up to this many bytes, where a route takes more than every other's MAX_BODY_BYTES (a bulk import). */
+  maxBodyBytes?: number;
+  /** The body field that is the request's Idempotency-Key (default `idempotencyKey`): a bulk import's `batchId`. */
+  keyField?: string;
   /** Read the body as text without parsing it (`input.raw`): for signed deliveries, whose handler checks the signature, then parses. */
   rawBody?: true;
   query?: Q;
@@ -193,16 +197,16 @@ function respond(event: H3Event, response: StoredResponse & { replayed?: boolean
   return response.body;
 }
 
-/** The Idempotency-Key of a request: the header, or the body's `idempotencyKey` where a route's schema has one. */
-function keyOf(event: H3Event, body: unknown): string | undefined {
+/** The Idempotency-Key of a request: the header, or the body's key field (`idempotencyKey`) where a route's schema has one. */
+function keyOf(event: H3Event, body: unknown, name = 'idempotencyKey'): string | undefined {
   const header = event.req.headers.get('idempotency-key');
   if (header !== null && !v.is(idempotencyKey, header)) {
     throw badRequest('The Idempotency-Key header must be 1 to 255 printable characters.');
   }
-  const field = (body as { idempotencyKey?: unknown } | undefined)?.idempotencyKey;
+  const field = (body as Record<string, unknown> | undefined)?.[name];
   const bodyKey = typeof field === 'string' ? field : undefined;
   if (header !== null && bodyKey !== undefined && header !== bodyKey) {
-    throw badRequest('The Idempotency-Key header and the "idempotencyKey" field differ; send one key.');
+    throw badRequest(`The Idempotency-Key header and the "${name}" field differ; send one key.`);
   }
   return header ?? bodyKey;
 }
@@ -256,6 +260,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
       const change = method === 'DELETE' ? { before: pickLike(state, IDENTITY) } : { before: state === undefined ? undefined : pickLike(state, body), after: body };
       recordAudit(ctx.db, { projectId: projectId || null, actor, action: `${method} ${path}`, target, summary: summarize(change, { member: aboutMembers }) }, input.now);
     };
+    if (options.maxBodyBytes) allowLargerBody(mounted.path, options.maxBodyBytes);
     app.on(method, mounted.path, (event) => surface.serve(event, mounted, async (caller) => {
       const scope = surface.keyScope(caller);
       noteProject(event, scope.projectId);
@@ -277,7 +282,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           const result = await readSnapshot(ctx.db, () => handler(input));
           return result instanceof Answer ? respond(event, result) : result;
         }
-        const key = mounted.changes && scope.keys !== false ? keyOf(event, body) : undefined;
+        const key = mounted.changes && scope.keys !== false ? keyOf(event, body, options.keyField) : undefined;
         const actor = mounted.changes ? surface.auditActor?.(caller) : undefined;
         let awarded = false;
         const perform = () => {

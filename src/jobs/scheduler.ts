@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { Clock } from '../shared/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/ledger/expiry.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/ledger/idempotency.ts';
+import { releaseDuePendingPoints } from '../domain/ledger/pending.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../shared/log.ts';
@@ -33,7 +34,8 @@ export interface ScheduledJob {
 
 /**
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
- * balances promptly; spending also expires what is due first); every minute too the idempotency
+ * balances promptly; spending also expires what is due first); every minute too the release of
+ * imported pending points that became available, and the idempotency
  * keys that passed their 24 h (so the purge is spread over the hour in small batches); the jobs
  * in `more` (the webhooks' own pruning); and, when Punchcard owns checkpoints (`maintenance`, no
  * Litestream), the WAL and free-page maintenance every 10 seconds. `protect` skips a run while the
@@ -59,6 +61,10 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
     job('* * * * *', 'expiry pass', async () => {
       const report = await runExpiryPass(db, write, clock());
       if (report.points > 0) log.info(`expiry pass: ${report.points} points expired for ${report.members} members`);
+    }),
+    job('15 * * * * *', 'pending points release', async () => {
+      const report = await releaseDuePendingPoints(db, write, clock());
+      if (report.points > 0) log.info(`pending points release: ${report.points} points became available for ${report.members} members`);
     }),
     job('30 * * * * *', 'idempotency key purge', async () => {
       await purgeExpiredIdempotencyKeys(write, db, clock());

@@ -101,6 +101,7 @@ export function tableCounts(server: RunningServer): Record<string, number> {
   const tables = ['members', 'transactions', 'point_lots', 'idempotency_keys', 'api_keys', 'projects', 'webhooks', 'events', 'webhook_deliveries',
     'quests', 'rewards', 'badges', 'games', 'promo_codes', 'multipliers', 'levels', 'quest_progress', 'member_badges',
     'game_plays', 'social_shares',
-    'reward_claims', 'promo_redemptions', 'referral_codes', 'referrals', 'commerce_stores', 'commerce_orders', 'commerce_customers', 'commerce_coupons'];
+    'reward_claims', 'promo_redemptions', 'referral_codes', 'referrals', 'commerce_stores', 'commerce_orders', 'commerce_customers', 'commerce_coupons',
+    'pending_points', 'imported_email_members', 'member_imports'];
   return Object.fromEntries(tables.map((t) => [t, (server.ctx.db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
 }

@@ -23,6 +23,7 @@ require_once __DIR__ . '/includes/class-punchcard-loyalty-rest-keys.php';
 require_once __DIR__ . '/includes/class-punchcard-loyalty-admin.php';
 require_once __DIR__ . '/includes/class-punchcard-loyalty-widget.php';
 require_once __DIR__ . '/includes/class-punchcard-loyalty-account.php';
+require_once __DIR__ . '/includes/class-punchcard-loyalty-import.php';
 
 // Everything but the activation hook waits for WooCommerce: without it there are no customers,
 // no REST keys and no My Account, so the plugin only says what is missing.
@@ -41,6 +42,7 @@ add_action(
 			return;
 		}
 		Punchcard_Loyalty_Admin::register();
+		Punchcard_Loyalty_Import::register();
 		Punchcard_Loyalty_Widget::register();
 		Punchcard_Loyalty_Account::register();
 	}

@@ -3,3 +3,4 @@
 // disconnect first to remove the store there too).
 defined( 'WP_UNINSTALL_PLUGIN' ) || exit;
 delete_option( 'punchcard_loyalty' );
+delete_option( 'punchcard_loyalty_import_state' );

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
+import { adoptImportedMember } from '../members/imported-email.ts';
 import { findMember, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
 import type { CustomerPayload } from './payloads.ts';
 import type { StoreSettings } from './store-settings.ts';
@@ -48,7 +49,9 @@ function externalIdOf(shopper: Shopper, settings: StoreSettings): string | null 
 /**
  * The member a store customer (or a guest with an email) is, created when new. A customer is
  * remembered with its member, so a later email change in the store still finds the same member.
- * null when there is nothing to name a member by (a guest without an email).
+ * A new customer whose email an import made a member for takes that member over (its points came
+ * from the shop's previous programme). null when there is nothing to name a member by (a guest
+ * without an email).
  */
 export function memberForShopper(db: Db, store: StoreRow, settings: StoreSettings, shopper: Shopper, now: Date): MemberRow | null {
   return atomically(db, () => {
@@ -61,7 +64,7 @@ export function memberForShopper(db: Db, store: StoreRow, settings: StoreSetting
     }
     const externalId = externalIdOf(shopper, settings);
     if (externalId === null) return null;
-    let member = findMember(db, store.project_id, externalId);
+    let member = findMember(db, store.project_id, externalId) ?? adoptImportedMember(db, store.project_id, externalId, cleanEmail(shopper.email), now);
     if (!member) {
       const profile: MemberProfile = { email: cleanEmail(shopper.email), name: fullName(shopper.firstName, shopper.lastName) };
       const created = upsertMember(db, store.project_id, { externalId, ...profile }, now);

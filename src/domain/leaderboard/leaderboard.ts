@@ -41,10 +41,17 @@ let recentBoards: { day: string; boards: Record<Period, number> } | undefined;
  * total_points_earned). A total of an earlier period starts afresh. The reached time becomes the
  * award's: on a tie, whoever reached the total first ranks higher. The boards held in memory move
  * with it (standings.ts). postToLedger() calls this for every positive amount, after it added the
- * amount to total_points_earned.
+ * amount to total_points_earned; for points brought over from another programme only the all-time
+ * total moves (`periods`).
  */
-export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date): void {
+export function addToLeaderboards(db: Db, projectId: string, memberId: number, amount: number, now: Date,
+  periods: 'every period' | 'all-time' = 'every period'): void {
   const board = boards(db, projectId, now);
+  if (periods === 'all-time') {
+    stmt(db, 'UPDATE members SET all_reached_at = ? WHERE id = ?').run(now.getTime(), memberId);
+    recordAward(db, projectId, [board.all], memberId, amount, now.getTime());
+    return;
+  }
   // Every right-hand side reads the row as it was before this UPDATE.
   stmt(db, `UPDATE members SET all_reached_at = @at,
       month_points = iif(month_board = @month, month_points, 0) + @amount, month_board = @month, month_reached_at = @at,

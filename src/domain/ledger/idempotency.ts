@@ -59,7 +59,7 @@ function replayAward(db: Db, transactionId: number, counters: string): Award {
   const [totalPointsEarned, currentStreak, longestStreak] = JSON.parse(counters) as [number, number, number];
   return {
     transaction,
-    member: { ...toMember(row, levels), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(levels, totalPointsEarned) },
+    member: { ...toMember(row, levels), points: transaction.balance, totalPointsEarned, currentStreak, longestStreak, ...levelFor(levels, totalPointsEarned, row.level_floor) },
   };
 }
 

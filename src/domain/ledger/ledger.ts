@@ -11,10 +11,11 @@ import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
 import { MAX_POSTING } from '../../shared/value-schemas.ts';
 
-export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED';
+/** IMPORTED: points brought over from another programme (members import), docs/operations.md. */
+export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED' | 'IMPORTED';
 export type TransactionSource =
   | 'api' | 'quest' | 'event' | 'game' | 'checkin' | 'share' | 'order' | 'community'
-  | 'referral' | 'promo' | 'reward' | 'welcome' | 'badge' | 'expiry';
+  | 'referral' | 'promo' | 'reward' | 'welcome' | 'badge' | 'expiry' | 'import';
 
 interface TransactionRow {
   /** The `txn_…` id the API shows; the integer row id stays internal. */
@@ -122,7 +123,8 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
     emitPosting(db, updated, row, now);
     if (posting.amount > 0) {
       evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });
-      addToLeaderboards(db, current.project_id, current.id, posting.amount, now);
+      // Points brought over were earned before, elsewhere: lifetime points (the all-time board), not this month's.
+      addToLeaderboards(db, current.project_id, current.id, posting.amount, now, posting.type === 'IMPORTED' ? 'all-time' : 'every period');
     }
     return { transaction: toTransaction(row), member: memberView(db, updated) };
   });
@@ -254,11 +256,17 @@ export function adjustPoints(db: Db, projectId: string, externalId: string, adju
   }, now));
 }
 
+/** The member's imported points still pending (pending.ts), 0 when none: in no balance until released. */
+export const pendingPointsOf = (db: Db, memberId: number): number =>
+  stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM pending_points WHERE member_id = ?').pluck().get(memberId)!;
+
 export interface PointsSummary {
   points: number;
   /** The SPEC's name for lifetime earnings; `totalPointsEarned` is the same number. */
   totalEarned: number;
   totalPointsEarned: number;
+  /** Points brought over from another programme as pending: not in `points` until they become available. */
+  pendingPoints: number;
   transactions?: Transaction[];
 }
 
@@ -268,6 +276,7 @@ export function pointsSummary(db: Db, projectId: string, externalId: string, que
     points: member.points,
     totalEarned: member.total_points_earned,
     totalPointsEarned: member.total_points_earned,
+    pendingPoints: pendingPointsOf(db, member.id),
     ...(query.history ? { transactions: recentTransactions(db, member.id, query.limit) } : {}),
   };
 }

@@ -6,8 +6,12 @@ export interface MemberLevel {
   levelName: string | null;
 }
 
-/** The highest level whose threshold the lifetime earnings reach; `levels` highest threshold first (as the project's context holds them). */
-export function levelFor(levels: readonly Level[], totalPointsEarned: number): MemberLevel {
-  const reached = levels.find((level) => level.minTotalPointsEarned <= totalPointsEarned);
+/**
+ * The highest level whose threshold the lifetime earnings reach, or the member's floor (a tier kept
+ * from another programme, migrations/0029) when that is higher; `levels` highest threshold first (as
+ * the project's context holds them).
+ */
+export function levelFor(levels: readonly Level[], totalPointsEarned: number, floor = 0): MemberLevel {
+  const reached = levels.find((level) => level.minTotalPointsEarned <= totalPointsEarned || (floor > 0 && level.level <= floor));
   return reached ? { level: reached.level, levelName: reached.name } : { level: 0, levelName: null };
 }

@@ -21,9 +21,9 @@ export interface ExportedMember {
  */
 export function* exportMembers(db: Db, projectId: string): Generator<ExportedMember> {
   const { levels } = projectContext(db, projectId);
-  const rows = stmt<[string, string | null, string | null, number, number, string]>(db, `SELECT external_id, email, name, points,
-    total_points_earned, created_at FROM members WHERE project_id = ? AND erased_at IS NULL ORDER BY id`).raw(true).iterate(projectId);
-  for (const [externalId, email, name, balance, totalPointsEarned, joinedAt] of rows) {
-    yield { externalId, email, name, balance, totalPointsEarned, ...levelFor(levels, totalPointsEarned), joinedAt };
+  const rows = stmt<[string, string | null, string | null, number, number, string, number]>(db, `SELECT external_id, email, name, points,
+    total_points_earned, created_at, level_floor FROM members WHERE project_id = ? AND erased_at IS NULL ORDER BY id`).raw(true).iterate(projectId);
+  for (const [externalId, email, name, balance, totalPointsEarned, joinedAt, floor] of rows) {
+    yield { externalId, email, name, balance, totalPointsEarned, ...levelFor(levels, totalPointsEarned, floor), joinedAt };
   }
 }

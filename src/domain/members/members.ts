@@ -31,6 +31,8 @@ export interface MemberRow {
   created_at: string;
   updated_at: string;
   erased_at: string | null;
+  /** The lowest level the member holds whatever their lifetime points: a tier kept from another programme (0 = none). */
+  level_floor: number;
 }
 
 /** The member as the server API returns it (SPEC 2, Member). */
@@ -46,7 +48,7 @@ export interface Member {
   longestStreak: number;
   metadata: Record<string, unknown>;
   createdAt: string;
-  /** From lifetime earnings and the project's levels; 0 (levelName null) below every level. */
+  /** From lifetime earnings and the project's levels (at least a tier kept from an import); 0 (levelName null) below every level. */
   level: number;
   levelName: string | null;
 }
@@ -64,7 +66,7 @@ export const toMember = (row: MemberRow, levels: readonly Level[]): Member => ({
   longestStreak: row.longest_streak,
   metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   createdAt: row.created_at,
-  ...levelFor(levels, row.total_points_earned),
+  ...levelFor(levels, row.total_points_earned, row.level_floor),
 });
 
 /** toMember with the levels of the project's cached context. */
@@ -93,25 +95,25 @@ type MemberValues = [
   id: number, public_id: string, project_id: string, external_id: string, email: string | null, name: string | null, avatar_url: string | null,
   phone: string | null, date_of_birth: string | null, metadata: string, points: number, total_points_earned: number,
   current_streak: number, longest_streak: number, last_checkin_at: string | null, created_at: string, updated_at: string,
-  erased_at: string | null,
+  erased_at: string | null, level_floor: number,
 ];
 
 const MEMBER_COLUMNS = `id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points,
-  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at`;
+  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor`;
 const MEMBER_SELECT = `SELECT ${MEMBER_COLUMNS} FROM members`;
 
 function toRow(values: MemberValues): MemberRow {
   const [id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
-    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at] = values;
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor] = values;
   return {
     id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
-    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at,
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor,
   };
 }
 
 /**
  * Member rows are read as arrays and shaped by `toRow`: better-sqlite3 builds a row object one
- * named property at a time, and for these 18 columns that took about 6% of the award route's CPU
+ * named property at a time, and for these 19 columns that took about 6% of the award route's CPU
  * (perf). `condition` is the rest of the statement after `FROM members`.
  */
 const memberStatement = (db: Db, condition: string) => stmt<MemberValues>(db, `${MEMBER_SELECT} ${condition}`).raw(true);
@@ -393,12 +395,17 @@ function listing(
   if (hasMore && rows.length > 0) answer.pagination.next = cursorOf(rows.at(-1)!);
   return answer;
 }
+/**
+ * The earliest live member with this email (emails are not unique), by the email index: sorting
+ * its few matches (`+`) rather than walking the project's members in created_at order, which the
+ * planner otherwise picks to skip the sort, reading every member of the project.
+ */
+export const memberByEmail = (db: Db, projectId: string, email: string): MemberRow | undefined =>
+  selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY +created_at, +id LIMIT 1', projectId, email);
 
 /** Finds one member by email or externalId. Emails are not unique: the earliest member wins. */
 export function lookupMember(db: Db, projectId: string, by: { email?: string | undefined; externalId?: string | undefined }): Member {
-  const row = by.email !== undefined
-    ? selectMember(db, 'WHERE project_id = ? AND email = ? COLLATE NOCASE AND erased_at IS NULL ORDER BY created_at, id LIMIT 1', projectId, by.email)
-    : findMember(db, projectId, by.externalId ?? '');
+  const row = by.email !== undefined ? memberByEmail(db, projectId, by.email) : findMember(db, projectId, by.externalId ?? '');
   if (!row) throw notFound(`No member with ${by.email !== undefined ? `email "${by.email}"` : `externalId "${by.externalId}"`} in this project`);
   return memberView(db, row);
 }

@@ -157,6 +157,9 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
     // Event properties and progress metadata may hold personal data too.
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
+    // Imported points still pending would otherwise join the anonymised balance later; an erased member is taken over by no one.
+    stmt(db, 'DELETE FROM pending_points WHERE member_id = ?').run(row.id);
+    stmt(db, 'DELETE FROM imported_email_members WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });
     // The audit log keeps the erasure but not the externalId: at the end of the transaction, after the entry that records it is written.

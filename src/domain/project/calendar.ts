@@ -69,6 +69,16 @@ function offsetMs(at: Date, timeZone: string): number {
   return wall - Math.floor(at.getTime() / 1000) * 1000;
 }
 
+/**
+ * The instant a wall-clock time (`YYYY-MM-DDTHH:MM:SS`) is in `timeZone`: `2024-05-01T00:00:00` is
+ * midnight there. A time a daylight-saving change skips is read with the offset from before it.
+ */
+export function wallClockInstant(wall: string, timeZone: string): Date {
+  const asUtc = Date.parse(`${wall}Z`);
+  const guess = asUtc - offsetMs(new Date(asUtc), timeZone);
+  return new Date(asUtc - offsetMs(new Date(guess), timeZone));
+}
+
 /** The instant the local date after `at`'s begins in `timeZone` (the next local midnight). */
 export function nextLocalMidnight(at: Date, timeZone: string): Date {
   const midnightAsUtc = Date.parse(`${shiftDate(formatDate(at, timeZone), 1)}T00:00:00Z`);

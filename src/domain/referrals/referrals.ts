@@ -72,6 +72,21 @@ export function referralCodeFor(db: Db, member: MemberRow, now: Date): string {
 }
 
 /**
+ * Gives the member the code they had in another programme (an import), so links already shared
+ * keep working. Codes are kept upper-case, as `apply` compares them. A member who already has a
+ * code keeps it, and a code another member holds is not taken: `problem` says which.
+ */
+export function keepReferralCode(db: Db, member: MemberRow, wanted: string, now: Date): { kept: boolean; problem: string | null } {
+  const code = wanted.trim().toUpperCase();
+  const existing = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id);
+  if (existing === code) return { kept: false, problem: null };
+  if (existing !== undefined) return { kept: false, problem: `keeps the referral code ${existing}; ${code} was not given` };
+  if (codeTaken(db)(code)) return { kept: false, problem: `referral code ${code} belongs to another member; none was given` };
+  stmt(db, 'INSERT INTO referral_codes (member_id, project_id, code, created_at) VALUES (?, ?, ?, ?)').run(member.id, member.project_id, code, now.toISOString());
+  return { kept: true, problem: null };
+}
+
+/**
  * Gives the member a new code (the widget's "regenerate"); the old one stops working for new
  * referrals. Referrals already applied keep the code they were made with.
  */

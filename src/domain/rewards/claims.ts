@@ -69,7 +69,7 @@ const drawnAt = (db: Db, rewardId: string) => stmt<string | null>(db, 'SELECT dr
  */
 export function rewardView(db: Db, reward: Reward, member: MemberRow, now: Date): RewardView {
   const userClaims = claimsOf(db, member.id, reward.id);
-  const level = levelFor(projectContext(db, member.project_id).levels, member.total_points_earned).level;
+  const level = levelFor(projectContext(db, member.project_id).levels, member.total_points_earned, member.level_floor).level;
   const levelRequired = level < reward.minLevel;
   const affordableIn = Math.max(reward.pointsCost - member.points, 0);
   const canClaim = unavailable(db, reward, now) === null && !levelRequired && reward.stock !== 0 && affordableIn === 0
@@ -143,7 +143,7 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
     const view = rewardView(db, reward, member, now);
     const reason = unavailable(db, reward, now);
     if (reason !== null) throw forbidden(reason);
-    if (view.levelRequired) throw forbidden(`The reward "${reward.id}" needs level ${reward.minLevel}; the member is level ${levelFor(projectContext(db, member.project_id).levels, member.total_points_earned).level}.`);
+    if (view.levelRequired) throw forbidden(`The reward "${reward.id}" needs level ${reward.minLevel}; the member is level ${levelFor(projectContext(db, member.project_id).levels, member.total_points_earned, member.level_floor).level}.`);
     if (reward.stock === 0) throw conflict(`The reward "${reward.id}" is out of stock.`);
     if (reward.maxClaimsPerUser !== null && view.userClaims >= reward.maxClaimsPerUser) {
       throw conflict(`The member "${member.external_id}" has claimed the reward "${reward.id}" ${view.userClaims} times, the most allowed.`);

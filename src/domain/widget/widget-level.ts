@@ -11,10 +11,11 @@ export interface WidgetLevel {
   next: Pick<Level, 'level' | 'name' | 'minTotalPointsEarned'> | null;
 }
 
-export function widgetLevel(db: Db, projectId: string, totalPointsEarned: number): WidgetLevel {
+/** `floor`: a level the member holds whatever their lifetime points (a tier kept from an import). */
+export function widgetLevel(db: Db, projectId: string, totalPointsEarned: number, floor = 0): WidgetLevel {
   // Highest threshold first: the first one reached is the member's, the one before it the next.
   const levels = projectContext(db, projectId).levels;
-  const index = levels.findIndex((level) => level.minTotalPointsEarned <= totalPointsEarned);
+  const index = levels.findIndex((level) => level.minTotalPointsEarned <= totalPointsEarned || (floor > 0 && level.level <= floor));
   const reached = index === -1 ? undefined : levels[index];
   const next = levels[(index === -1 ? levels.length : index) - 1];
   return {

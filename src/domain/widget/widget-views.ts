@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connection.ts';
 import { atomically } from '../../db/transaction.ts';
 import { countTransactions, recentTransactions, type Transaction } from '../ledger/ledger.ts';
+import { adoptImportedMember } from '../members/imported-email.ts';
 import { findMember, memberById, requireMember, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
 import type { Page } from '../../shared/page.ts';
 import { activeMultipliers, earn } from '../multipliers/earn.ts';
@@ -77,7 +78,9 @@ function initNeedsWrite(db: Db, projectId: string, externalId: string, profile: 
 
 /**
  * The widget's start: creates the member on first sight (paying the project's welcome bonus
- * exactly then) or brings their profile up to date with what the shop's page passed.
+ * exactly then) or brings their profile up to date with what the shop's page passed. On first sight
+ * with a signed email that an import made a member for, that member is taken over instead (no
+ * welcome bonus: they are a customer from before).
  */
 function initWidgetMember(
   db: Db,
@@ -88,7 +91,7 @@ function initWidgetMember(
   now: Date,
 ): WidgetInit {
   return atomically(db, () => {
-    const existing = findMember(db, projectId, externalId);
+    const existing = findMember(db, projectId, externalId) ?? adoptImportedMember(db, projectId, externalId, profile.email, now);
     let welcomeBonus = 0;
     if (!existing) {
       const { member } = upsertMember(db, projectId, { ...profile, externalId }, now);
@@ -138,7 +141,7 @@ function initAnswer(db: Db, projectId: string, config: WidgetProjectConfig, exte
     activeMultipliers: activeMultipliers(db, projectId, now)
       .map(({ name, multiplier, endsAt, sources }) => ({ name, multiplier, endsAt, sources })),
     welcomeBonus,
-    level: widgetLevel(db, projectId, member.total_points_earned),
+    level: widgetLevel(db, projectId, member.total_points_earned, member.level_floor),
   };
 }
 
@@ -196,6 +199,8 @@ export function historyEntry(transaction: Pick<Transaction, 'type' | 'source' | 
     }
   }
   if (transaction.type === 'EXPIRED') return { kind: 'points_expired', params: { points: Math.abs(transaction.amount) } };
+  // The description names the old programme and the file, for the shop: not the shopper's words.
+  if (transaction.type === 'IMPORTED') return { kind: 'points_imported', params: {} };
   const kind = { EARNED: 'points_earned', REDEEMED: 'reward_claimed', SPENT: 'points_spent', DEDUCTED: 'adjustment', REFUNDED: 'refund' }[transaction.type] ?? 'adjustment';
   return { kind, params: description ? { note: description } : {} };
 }

@@ -1,6 +1,8 @@
 import { listMembers, lookupMember, memberView, requireMember, updateMember, upsertMember } from '../../domain/members/members.ts';
+import { importBatch } from '../../domain/members/import/batch.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { emptyBody } from '../../schemas/common.ts';
+import { IMPORT_BODY_BYTES, memberImportBody } from '../../schemas/member-import.ts';
 import { memberByExternalIdQuery, memberCreateBody, memberListQuery, memberLookupQuery, memberUpdateBody } from '../../schemas/members.ts';
 import { Answer } from '../route.ts';
 import type { ServerApi } from './api.ts';
@@ -11,6 +13,10 @@ export function memberRoutes({ route, ctx }: ServerApi): void {
     const { member, created } = upsertMember(ctx.db, key.projectId, body, now);
     return new Answer(member, created ? 201 : 200);
   });
+
+  // Up to 1,000 members from another programme in one transaction; the batchId is the request's Idempotency-Key.
+  route('POST', '/members/import', { body: memberImportBody, write: true, keyField: 'batchId', maxBodyBytes: IMPORT_BODY_BYTES, responses: { 200: answers.memberImport } },
+    ({ key, body, now }) => importBatch(ctx.db, key.projectId, body, key.prefix, now));
 
   route('GET', '/members', { query: memberListQuery, responses: { 200: answers.memberList } }, ({ key, query }) => listMembers(ctx.db, key.projectId, query));
 

@@ -45,7 +45,7 @@ export const member = v.pipe(v.object({
   currentStreak: 0, longestStreak: 0, metadata: {}, createdAt: '2026-01-15T12:00:00.000Z', level: 1, levelName: 'Bronze',
 }]));
 
-export const TRANSACTION_TYPES = ['EARNED', 'REDEEMED', 'SPENT', 'DEDUCTED', 'REFUNDED', 'EXPIRED'] as const;
+export const TRANSACTION_TYPES = ['EARNED', 'REDEEMED', 'SPENT', 'DEDUCTED', 'REFUNDED', 'EXPIRED', 'IMPORTED'] as const;
 
 export const transaction = v.pipe(v.object({
   id: str,

@@ -10,6 +10,19 @@ import {
 /** `next`: the cursor of the page after this one, when there is one (listings without `search`). */
 export const memberList = v.object({ members: v.array(member), pagination: v.object({ ...pagination.entries, next: v.optional(str) }) });
 
+/** POST /members/import: a report per row, in the order sent, and the batch's counts. */
+export const memberImport = v.pipe(v.object({
+  batchId: str,
+  importKey: str,
+  mode: v.picklist(['add', 'reset']),
+  rows: v.array(v.union([
+    v.object({ index: int, outcome: v.picklist(['new', 'updated', 'unchanged']), memberId: str, externalId: str, points: int, pending: int, balance: int,
+      warnings: v.array(str) }),
+    v.object({ index: int, outcome: v.literal('error'), error: str, externalId: nullable(str) }),
+  ])),
+  summary: v.object({ created: int, updated: int, unchanged: int, skipped: int, pointsImported: int, pendingImported: int }),
+}), v.title('MemberImport'));
+
 export const memberExport = v.object({
   exportedAt: str,
   member: v.object({ ...member.pipe[0].entries, phone: nullable(str), dateOfBirth: nullable(str), updatedAt: str }),
@@ -23,7 +36,7 @@ export const memberExport = v.object({
 
 export const award = v.pipe(v.object({ transaction, member }), v.title('Award'));
 
-export const pointsSummary = v.object({ points: int, totalEarned: int, totalPointsEarned: int, transactions: v.optional(v.array(transaction)) });
+export const pointsSummary = v.object({ points: int, totalEarned: int, totalPointsEarned: int, pendingPoints: int, transactions: v.optional(v.array(transaction)) });
 
 export const memberBadges = v.object({ badges: v.array(memberBadge) });
 export const badgeAwarded = v.object({

@@ -149,6 +149,7 @@ final class Punchcard_Loyalty_Admin {
 		self::render_keys( $o );
 		if ( Punchcard_Loyalty_Options::connected() ) {
 			self::render_connection( $o );
+			Punchcard_Loyalty_Import::render();
 		}
 		echo '</div>';
 	}
