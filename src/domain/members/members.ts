@@ -172,17 +172,17 @@ export function indexNewMembers(db: Db): void {
 /**
  * externalIds no path of the API can address, so no new member may take one: `.` and `..` are the
  * dot segments every client and proxy removes from a URL path (`/members/..` is `/`), and `lookup`
- * is a route of its own beside `/members/{externalId}` (test/member-ids.test.ts derives that list
+ * and `import` are routes of their own beside `/members/{externalId}` (test/member-ids.test.ts derives that list
  * from the routes). Members that already hold one stay reachable with `?externalId=` on
  * `/members/lookup` (read, export, erase) and in the CLI.
  */
-export const UNADDRESSABLE_EXTERNAL_IDS: ReadonlySet<string> = new Set(['.', '..', 'lookup']);
+export const UNADDRESSABLE_EXTERNAL_IDS: ReadonlySet<string> = new Set(['.', '..', 'lookup', 'import']);
 
 /** The one check of that rule: every path that makes a member makes it through insertMember. */
 function requireAddressable(externalId: string): void {
   if (UNADDRESSABLE_EXTERNAL_IDS.has(externalId)) {
-    throw badRequest(`"externalId" must not be ".", ".." or "lookup": a member's externalId goes into URL paths such as /members/{externalId}, `
-      + `where those three cannot be reached (got "${externalId}")`);
+    throw badRequest(`"externalId" must not be ".", "..", "lookup" or "import": a member's externalId goes into URL paths such as /members/{externalId}, `
+      + `where those four cannot be reached (got "${externalId}")`);
   }
 }
 
