@@ -123,10 +123,10 @@ describe('the admin in Chromium', () => {
     await open('/admin/preview');
     await page.waitForFunction(() => 'Punchcard' in window);
     const request: PreviewRequest = {
-      type: 'punchcard-preview', projectName: 'Coffee Corner', language: 'fr', panel: 'rewards',
+      type: 'punchcard-preview', projectName: 'Coffee Corner', language: 'fr', panel: 'rewards', open: true,
       look: {
         theme: { primaryColor: '#b91c1c', backgroundColor: '#ffffff', textColor: '#111827', borderRadius: 4, fontFamily: null },
-        position: 'left', displayMode: 'floating', languages: ['en', 'fr'], defaultLanguage: 'en', programName: 'Club café',
+        position: 'left', displayMode: 'floating', languages: ['en', 'fr'], defaultLanguage: 'en', programName: 'Club café', launcherText: null,
       },
       answers: { '/rewards': { rewards: [{ id: 'rwd_preview', name: 'Café offert', description: null, imageUrl: null, type: 'PHYSICAL', pointsCost: 100, stockRemaining: null, userClaims: 0, maxClaimsPerUser: null, minLevel: 0, levelRequired: false, canClaim: true, affordableIn: 0 }] } },
       sample: { name: 'Alex', level: 'Argent', nextLevel: 'Or' },

@@ -17,7 +17,7 @@ interface Profile {
   badges: { id: string; badgeId: string; name: string; rarity: string; earnedAt: string }[];
   quests: { questId: string; name: string; progress: number; targetCount: number; status: string; completedAt: string | null }[];
   claims: { id: string; reward: { name: string }; pointsSpent: number; status: string; couponCode?: string; createdAt: string }[];
-  referral: { referralCode: string; stats: { totalReferrals: number; convertedReferrals: number; pendingReferrals: number; totalPointsEarned: number } };
+  referral: { referralCode: string | null; stats: { totalReferrals: number; convertedReferrals: number; pendingReferrals: number; totalPointsEarned: number } };
 }
 
 interface Transaction { id: string; amount: number; balance: number; type: string; source: string; actor: string; description: string | null; createdAt: string }
@@ -56,7 +56,7 @@ export default function MemberPage({ project, params, query: params2 }: PageProp
           <dl class="facts">
             <dt>{w.email}</dt><dd>{data.member.email ?? words.common.none}</dd>
             <dt>{w.joined}</dt><dd>{formatDateTime(data.member.createdAt)}</dd>
-            <dt>{w.referralCode}</dt><dd>{data.referral.referralCode}</dd>
+            <dt>{w.referralCode}</dt><dd>{data.referral.referralCode ?? words.common.none}</dd>
             <dt>{w.referrals}</dt><dd>{fill(w.referralStats, data.referral.stats)}</dd>
           </dl>
           {staff && <Adjust path={path} onDone={reload} />}
