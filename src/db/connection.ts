@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { openSqlite } from './sqlite.ts';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { localDay } from '../shared/local-dates.ts';
 
 export type Synchronous = 'FULL' | 'NORMAL';
 export type Db = Database.Database;
@@ -44,5 +45,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma('cache_size = -32768');
   // SQLite's lower() and LIKE fold ASCII letters only; member search folds every letter (Ünal, émilie).
   db.function('lower_unicode', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  // The programme's daily figures count calendar days in the project's time zone; recounting them
+  // from the ledger in SQL (migrations/0028) needs the same dates the postings counted on.
+  db.function('local_day', { deterministic: true }, localDay);
   return db;
 }

@@ -20,6 +20,10 @@ const isTimeZone = (zone: string) => {
   }
 };
 
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+const isCurrency = (code: string) => CURRENCIES.has(code);
+const sixDecimals = (value: number) => Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6;
+
 // `*` lets any page use the widget; otherwise an exact origin.
 const origin = v.pipe(text(255), v.check((value) => {
   if (value === '*') return true;
@@ -76,4 +80,9 @@ export const projectPatchBody = v.strictObject({
     programName: v.optional(v.nullable(v.pipe(text(100), v.minLength(1, 'must not be empty')))),
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
+  valuePerPoint: v.optional(v.nullable(v.strictObject({
+    amount: v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be more than 0'),
+      v.maxValue(1_000_000, 'must be at most 1000000'), v.check(sixDecimals, 'must have at most 6 decimals')),
+    currency: v.pipe(v.string('must be a string'), v.check(isCurrency, 'must be an ISO 4217 currency code such as USD or EUR')),
+  }, 'must be an object {amount, currency} or null'))),
 });

@@ -31,6 +31,7 @@ export const orderPayload = v.object({
   date_modified_gmt: optionalText,
   date_modified: optionalText,
   total: money,
+  currency: optionalText,
   shipping_total: optionalMoney,
   shipping_tax: optionalMoney,
   total_tax: optionalMoney,

@@ -36,4 +36,5 @@ export const projectAnswer = v.pipe(v.object({
   socialShare: v.object({ pointsPerShare: int, maxSharesPerDay: int, cooldownMinutes: int, platforms: v.array(str) }),
   widget: v.object({ ...widgetSettings.entries, allowedOrigins: v.array(str) }),
   rateLimits: v.object({ apiKey: limit, member: limit, memberWrites: limit, promoFailures: limit }),
+  valuePerPoint: nullable(v.object({ amount: v.number(), currency: str })),
 }), v.title('Project'));

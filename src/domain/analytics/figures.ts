@@ -1,0 +1,162 @@
+import type { Db } from '../../db/connection.ts';
+import { stmt } from '../../db/statements.ts';
+import { beforeCommit, onRollback } from '../../db/transaction-hooks.ts';
+import { localDate } from '../../shared/local-dates.ts';
+import { projectTimeZone } from '../project/calendar.ts';
+
+/**
+ * The programme's daily figures, kept in step with the ledger by the writes themselves
+ * (migrations/0028 has the tables and, as views, what each figure is recounted from the ledger).
+ * A write adds what it changes to a tally held in memory for its transaction; the tally goes to
+ * the tables once, just before the COMMIT, one upsert per day (and item) it touched. So an award
+ * in a group commit of fifty costs a few map updates, not three more statements, and a rolled-back
+ * write takes its share of the tally back with it (onRollback), as SQLite takes back its rows.
+ */
+
+interface Table {
+  name: string;
+  keys: readonly string[];
+  columns: readonly string[];
+}
+
+const table = <C extends string>(name: string, keys: readonly string[], columns: readonly C[]) => ({ name, keys, columns });
+
+export const DAY_COLUMNS = ['new_members', 'erased_members', 'active_members', 'last_active', 'earned', 'earned_reversed', 'redeemed',
+  'redeemed_reimbursed', 'expired'] as const;
+export type DayColumn = (typeof DAY_COLUMNS)[number];
+const DAYS = table('daily_figures', ['project_id', 'day'], DAY_COLUMNS);
+
+export const ITEM_KINDS = ['source', 'reward', 'quest'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+const ITEMS = table('daily_item_figures', ['project_id', 'kind', 'day', 'item'], ['count', 'points'] as const);
+
+export const ORDER_COLUMNS = ['orders', 'revenue_cents', 'shoppers_latest', 'shoppers_second'] as const;
+export type OrderColumn = (typeof ORDER_COLUMNS)[number];
+export type Segment = 'member' | 'guest';
+const ORDERS = table('daily_order_figures', ['project_id', 'day', 'segment'], ORDER_COLUMNS);
+
+export const FIGURE_TABLES: readonly Table[] = [DAYS, ITEMS, ORDERS];
+
+interface Tally {
+  keys: string[];
+  values: number[];
+}
+
+/** Per connection, the open transaction's tallies by table and key; replaced (never emptied) when written. */
+const pending = new WeakMap<Db, Map<Table, Map<string, Tally>>>();
+
+const upsert = (db: Db, target: Table) => stmt(db, `INSERT INTO ${target.name} (${[...target.keys, ...target.columns].join(', ')})
+  VALUES (${[...target.keys, ...target.columns].map(() => '?').join(', ')})
+  ON CONFLICT (${target.keys.join(', ')}) DO UPDATE SET ${target.columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`);
+
+/**
+ * Writes what the transaction tallied so far. Runs before every COMMIT that tallied anything, and
+ * before a recount or a check reads the tables inside a write. The tallies are dropped here, so
+ * an undo step that runs later (a savepoint rolled back after a recount) changes nothing written:
+ * SQLite takes back the written rows itself.
+ */
+export function writeTallies(db: Db): void {
+  const tables = pending.get(db);
+  if (!tables) return;
+  pending.delete(db);
+  for (const [target, tallies] of tables) {
+    const write = upsert(db, target);
+    for (const { keys, values } of tallies.values()) if (values.some((value) => value !== 0)) write.run(...keys, ...values);
+  }
+}
+
+/** Adds `delta` to one column of one row's tally, undone if the innermost savepoint rolls back. */
+function add(db: Db, target: Table, keys: string[], column: number, delta: number): void {
+  let tables = pending.get(db);
+  if (!tables) {
+    tables = new Map();
+    pending.set(db, tables);
+  }
+  let tallies = tables.get(target);
+  if (!tallies) {
+    tallies = new Map();
+    tables.set(target, tallies);
+  }
+  const key = keys.join('\u0000');
+  let tally = tallies.get(key);
+  if (!tally) {
+    tally = { keys, values: target.columns.map(() => 0) };
+    tallies.set(key, tally);
+  }
+  const { values } = tally;
+  values[column]! += delta;
+  onRollback(db, () => {
+    values[column]! -= delta;
+  });
+  // Asked for by every write: a transaction that rolled back entirely dropped its request, and
+  // its tallies, undone to zero, are still here for the next one.
+  beforeCommit(db, 'daily figures', () => writeTallies(db));
+}
+
+const DAY_INDEX = Object.fromEntries(DAY_COLUMNS.map((column, i) => [column, i])) as Record<DayColumn, number>;
+const ORDER_INDEX = Object.fromEntries(ORDER_COLUMNS.map((column, i) => [column, i])) as Record<OrderColumn, number>;
+
+export const dayOf = (db: Db, projectId: string, at: Date): string => localDate(at, projectTimeZone(db, projectId));
+
+const addToDay = (db: Db, projectId: string, day: string, column: DayColumn, delta: number) => add(db, DAYS, [projectId, day], DAY_INDEX[column], delta);
+
+function addToItem(db: Db, projectId: string, kind: ItemKind, day: string, item: string, points: number): void {
+  add(db, ITEMS, [projectId, kind, day, item], 0, 1);
+  if (points !== 0) add(db, ITEMS, [projectId, kind, day, item], 1, points);
+}
+
+export const addToOrders = (db: Db, projectId: string, day: string, segment: Segment, column: OrderColumn, delta: number) =>
+  add(db, ORDERS, [projectId, day, segment], ORDER_INDEX[column], delta);
+
+/**
+ * The flow a ledger row counts in (docs/admin.md, the points table): awards are earned; any other
+ * positive row gives spent points back; a negative row is expired, redeemed (reward claims, game
+ * costs) or else takes earned points back (store refunds, deductions). migrations/0028's
+ * ledger_flows says the same in SQL.
+ */
+export function flowOf(amount: number, type: string): DayColumn {
+  if (amount > 0) return type === 'EARNED' ? 'earned' : 'redeemed_reimbursed';
+  if (type === 'EXPIRED') return 'expired';
+  return type === 'REDEEMED' || type === 'SPENT' ? 'redeemed' : 'earned_reversed';
+}
+
+/** Earning or spending (an award, a claim, a game's cost): what makes a member active on a day. */
+const isActivity = (flow: DayColumn) => flow === 'earned' || flow === 'redeemed';
+
+export interface CountedPosting {
+  amount: number;
+  type: string;
+  source: string;
+}
+
+/**
+ * Counts a ledger row (postToLedger calls this for every row it writes), given the member as read
+ * in the same transaction. Returns the member's latest day of activity after it, which the caller
+ * writes to the member's row with the balance: a member's first activity on a later day counts
+ * them active that day and moves their latest day (and its count) there.
+ */
+export function countPosting(db: Db, member: { project_id: string; active_day: string | null }, posting: CountedPosting, at: Date): string | null {
+  const projectId = member.project_id;
+  const day = dayOf(db, projectId, at);
+  const flow = flowOf(posting.amount, posting.type);
+  addToDay(db, projectId, day, flow, Math.abs(posting.amount));
+  if (flow === 'earned') addToItem(db, projectId, 'source', day, posting.source, posting.amount);
+  const latest = member.active_day;
+  if (!isActivity(flow) || (latest !== null && day <= latest)) return latest;
+  addToDay(db, projectId, day, 'active_members', 1);
+  addToDay(db, projectId, day, 'last_active', 1);
+  if (latest !== null) addToDay(db, projectId, latest, 'last_active', -1);
+  return day;
+}
+
+export const countNewMember = (db: Db, projectId: string, at: Date) => addToDay(db, projectId, dayOf(db, projectId, at), 'new_members', 1);
+
+export const countErasure = (db: Db, projectId: string, at: Date) => addToDay(db, projectId, dayOf(db, projectId, at), 'erased_members', 1);
+
+/** A reward claimed, with the points spent on it (0 for a promo code's reward). */
+export const countClaim = (db: Db, projectId: string, rewardId: string, pointsSpent: number, at: Date) =>
+  addToItem(db, projectId, 'reward', dayOf(db, projectId, at), rewardId, pointsSpent);
+
+/** A quest completed, with the points it paid. */
+export const countCompletion = (db: Db, projectId: string, questId: string, points: number, at: Date) =>
+  addToItem(db, projectId, 'quest', dayOf(db, projectId, at), questId, points);

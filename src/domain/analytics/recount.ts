@@ -1,0 +1,88 @@
+import type { Db } from '../../db/connection.ts';
+import { stmt } from '../../db/statements.ts';
+import { atomically } from '../../db/transaction.ts';
+import { FIGURE_TABLES, writeTallies } from './figures.ts';
+
+/**
+ * The daily figures against the ledger. migrations/0028 defines, as views, each figure recounted
+ * from the ledger (and from the claims, quest completions and orders it comes with); the tables
+ * must hold exactly that. `punchcard doctor` reports where they part, and `doctor
+ * --rebuild-figures` (and a change of a project's time zone) replaces them with the recount.
+ */
+
+/** Each figure table and the view that recounts it. */
+const RECOUNTS = new Map([['daily_figures', 'daily_figures_recount'], ['daily_item_figures', 'daily_item_figures_recount'],
+  ['daily_order_figures', 'daily_order_figures_recount']]);
+
+export interface FiguresProblem {
+  projectId: string;
+  /** The table and the row's key (day, and kind and item or segment), e.g. `daily_figures 2026-11-20`. */
+  row: string;
+  /** The row as the figures hold it and as the ledger recounts it (column: value); null where there is no such row. */
+  figures: Record<string, number> | null;
+  ledger: Record<string, number> | null;
+}
+
+export interface FiguresCheck {
+  problems: FiguresProblem[];
+  /** Members whose latest day of activity differs from their ledger's. */
+  memberDays: number;
+}
+
+/** A row with every figure 0 says nothing (an order that stopped counting leaves one): the recount has none. */
+const nonZero = (columns: readonly string[]) => columns.map((c) => `${c} <> 0`).join(' OR ');
+
+const scope = (projectId: string | undefined) => (projectId === undefined ? '1' : 'project_id = @projectId');
+
+/** Compares every figure with its recount from the ledger: an empty list of problems means they are in step. */
+export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCheck {
+  return atomically(db, () => {
+    writeTallies(db);
+    const problems: FiguresProblem[] = [];
+    for (const target of FIGURE_TABLES) {
+      const columns = [...target.keys, ...target.columns].join(', ');
+      const held = `SELECT ${columns} FROM ${target.name} WHERE ${scope(projectId)} AND (${nonZero(target.columns)})`;
+      const recounted = `SELECT ${columns} FROM ${RECOUNTS.get(target.name)} WHERE ${scope(projectId)}`;
+      const differing = (sql: string) => db.prepare<{ projectId: string | undefined }, Record<string, string | number>>(sql).all({ projectId });
+      const keyOf = (row: Record<string, string | number>) => target.keys.map((key) => row[key]).join(' ');
+      const values = (row: Record<string, string | number> | undefined) =>
+        (row ? Object.fromEntries(target.columns.map((column) => [column, Number(row[column])])) : null);
+      const ours = new Map(differing(`${held} EXCEPT ${recounted}`).map((row) => [keyOf(row), row]));
+      const theirs = new Map(differing(`${recounted} EXCEPT ${held}`).map((row) => [keyOf(row), row]));
+      for (const key of new Set([...ours.keys(), ...theirs.keys()])) {
+        const row = ours.get(key) ?? theirs.get(key)!;
+        problems.push({ projectId: String(row.project_id), row: `${target.name} ${key.split(' ').slice(1).join(' ')}`,
+          figures: values(ours.get(key)), ledger: values(theirs.get(key)) });
+      }
+    }
+    const memberDays = db.prepare<{ projectId: string | undefined }, number>(`SELECT count(*) FROM members m
+      LEFT JOIN member_active_days a ON a.member_id = m.id WHERE ${scope(projectId).replace('project_id', 'm.project_id')}
+      AND m.active_day IS NOT a.day`).pluck().get({ projectId })!;
+    return { problems: problems.slice(0, limit), memberDays };
+  });
+}
+
+export interface Rebuilt {
+  /** Rows written to daily_figures, daily_item_figures and daily_order_figures. */
+  rows: number;
+  ms: number;
+}
+
+/**
+ * Replaces the figures (of one project, or all) with their recount from the ledger, in one
+ * transaction, and each member's latest day of activity with their ledger's.
+ */
+export function rebuildFigures(db: Db, projectId?: string): Rebuilt {
+  const started = performance.now();
+  return atomically(db, () => {
+    writeTallies(db);
+    let rows = 0;
+    for (const [table, recount] of RECOUNTS) {
+      stmt(db, `DELETE FROM ${table} WHERE ${scope(projectId)}`).run({ projectId });
+      rows += stmt(db, `INSERT INTO ${table} SELECT * FROM ${recount} WHERE ${scope(projectId)}`).run({ projectId }).changes;
+    }
+    stmt(db, `UPDATE members SET active_day = (SELECT day FROM member_active_days a WHERE a.member_id = members.id)
+      WHERE ${scope(projectId)}`).run({ projectId });
+    return { rows, ms: Math.round(performance.now() - started) };
+  });
+}
