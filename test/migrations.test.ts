@@ -88,7 +88,9 @@ describe('migrations', () => {
     member.run(2, 'mem_2', 'bob', 'Bob Larsen');
     // As if written past the trigger (a bulk load): 0023 indexes it.
     db.exec("INSERT INTO members_search (members_search, rowid, external_id, email, name) VALUES ('delete', 2, 'bob', NULL, 'Bob Larsen')");
-    expect(listMembers(db, 'prj_a', { search: 'larsen', limit: 10, offset: 0 }).members.map((m) => m.externalId)).toEqual(['ann']);
+    // In SQL: today's code reads columns this schema does not have yet.
+    expect(db.prepare(`SELECT m.external_id FROM members_search s JOIN members m ON m.id = s.rowid WHERE members_search MATCH '"lar" AND "sen"'`)
+      .pluck().all()).toEqual(['ann']);
 
     migrate(db, migrationsFromDir());
     const triggers = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'members'").all() as { name: string; sql: string }[];

@@ -20,10 +20,6 @@ const isTimeZone = (zone: string) => {
   }
 };
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-const isCurrency = (code: string) => CURRENCIES.has(code);
-const sixDecimals = (value: number) => Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6;
-
 // `*` lets any page use the widget; otherwise an exact origin.
 const origin = v.pipe(text(255), v.check((value) => {
   if (value === '*') return true;
@@ -81,8 +77,9 @@ export const projectPatchBody = v.strictObject({
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
   valuePerPoint: v.optional(v.nullable(v.strictObject({
+    // Counted to 6 decimals (src/domain/analytics/money.ts).
     amount: v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be more than 0'),
-      v.maxValue(1_000_000, 'must be at most 1000000'), v.check(sixDecimals, 'must have at most 6 decimals')),
-    currency: v.pipe(v.string('must be a string'), v.check(isCurrency, 'must be an ISO 4217 currency code such as USD or EUR')),
+      v.maxValue(1_000_000, 'must be at most 1000000')),
+    currency: v.picklist(Intl.supportedValuesOf('currency'), 'must be an ISO 4217 currency code such as USD or EUR'),
   }, 'must be an object {amount, currency} or null'))),
 });

@@ -8,9 +8,9 @@ export interface Money {
 const minorDigits = (currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 
 /**
- * `points` at `perPoint` each, rounded to the currency's smallest unit (halves up), computed in
- * integers: a value per point has at most 6 decimals (the project setting's rule), so no float
- * product ever rounds a large liability wrongly.
+ * `points` at `perPoint` each, rounded to the currency's smallest unit (halves up). The value per
+ * point counts to 6 decimals (0.0125 is 12,500 millionths), and the product is an integer (BigInt),
+ * so no float rounds a large liability wrongly.
  */
 export function pointsValue(points: number, perPoint: Money): Money {
   const digits = minorDigits(perPoint.currency);
