@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { atomically } from '../../src/db/transaction.ts';
+import { checkFigures, rebuildFigures, type FiguresCheck } from '../../src/domain/analytics/recount.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
@@ -73,21 +74,27 @@ export const expireCommand = new Command('expire')
   }));
 
 export const doctorCommand = new Command('doctor')
-  .description('check database integrity, the ledger invariant and replication lag (exits 1 on any problem); report webhook backlogs')
+  .description('check database integrity, the ledger invariant, the daily figures against the ledger and replication lag (exits 1 on any problem); report webhook backlogs')
   .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
+  .option('--rebuild-figures', 'first recount every project\'s daily figures (the admin\'s Overview) from the ledger, in one transaction')
   .option('--json', 'print JSON')
-  .action((options: { maxLag: string; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+  .action((options: { maxLag: string; rebuildFigures?: boolean; json?: boolean }, command: Command) => withStore(command, ({ db }) => {
+    const rebuilt = options.rebuildFigures ? rebuildFigures(db) : null;
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     const violations = checkLedger(db);
+    const figures = checkFigures(db);
+    const figuresInStep = figures.problems.length === 0 && figures.memberDays === 0;
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
     // A database no server has started on is not a healthy one: most likely --db names the wrong file.
     const projects = listProjects(db).length;
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && replication.problems.length === 0 && projects > 0;
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && violations.length === 0 && figuresInStep && replication.problems.length === 0
+      && projects > 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
-    if (options.json) printJson({ healthy, integrity, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
+    if (options.json) printJson({ healthy, integrity, violations, figures: { ...figures, rebuilt }, projects, masterKey: { fingerprint: masterKey }, replication, webhooks });
     else {
+      if (rebuilt) console.log(`Daily figures: recounted from the ledger (${rebuilt.rows} rows in ${rebuilt.ms} ms).`);
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
       for (const w of webhooks.failing) {
@@ -100,7 +107,20 @@ export const doctorCommand = new Command('doctor')
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);
+      printFigures(figures);
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
   }));
+
+/** The daily figures' part of doctor's report: in step, or the rows that are not (at most 100) and how to fix them. */
+function printFigures(figures: FiguresCheck): void {
+  if (figures.problems.length === 0 && figures.memberDays === 0) {
+    console.log("Daily figures: in step with the ledger (the admin's Overview and `report points`).");
+    return;
+  }
+  console.log('Daily figures: out of step with the ledger; `punchcard doctor --rebuild-figures` recounts them:');
+  const values = (row: Record<string, number> | null) => (row ? Object.entries(row).map(([column, value]) => `${column} ${value}`).join(', ') : 'no row');
+  for (const p of figures.problems) console.log(`  project ${p.projectId} ${p.row}: the figures say ${values(p.figures)}; the ledger says ${values(p.ledger)}`);
+  if (figures.memberDays > 0) console.log(`  ${figures.memberDays} member(s) with a latest day of activity other than their ledger's`);
+}

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import { atomically } from '../../db/transaction.ts';
+import { atomically, readSnapshot } from '../../db/transaction.ts';
 import { FIGURE_TABLES, writeTallies } from './figures.ts';
 
 /**
@@ -34,10 +34,14 @@ const nonZero = (columns: readonly string[]) => columns.map((c) => `${c} <> 0`).
 
 const scope = (projectId: string | undefined) => (projectId === undefined ? '1' : 'project_id = @projectId');
 
-/** Compares every figure with its recount from the ledger: an empty list of problems means they are in step. */
+/**
+ * Compares every figure with its recount from the ledger: an empty list of problems means they
+ * are in step. A read (one snapshot): `punchcard doctor` runs it beside a server without holding
+ * up its writes. Inside a write, what the write tallied so far is written first.
+ */
 export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCheck {
-  return atomically(db, () => {
-    writeTallies(db);
+  if (db.inTransaction) writeTallies(db);
+  return readSnapshot(db, () => {
     const problems: FiguresProblem[] = [];
     for (const target of FIGURE_TABLES) {
       const columns = [...target.keys, ...target.columns].join(', ');
