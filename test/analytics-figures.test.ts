@@ -84,9 +84,9 @@ const questBody = (body: Record<string, unknown>) => v.parse(v.omit(quests.schem
 let runs = 0;
 
 /** Plays `ops` on a new project from `start`; returns the project and the time it ended at. */
-function play(db: Store['db'], zone: string, start: Date, ops: Op[]): { projectId: string; now: Date } {
+function play(db: Store['db'], zone: string, start: Date, ops: Op[], box = store.box): { projectId: string; now: Date } {
   let now = start;
-  const { project } = createProject(db, store.box, { name: `Run ${++runs}` }, now);
+  const { project } = createProject(db, box, { name: `Run ${++runs}` }, now);
   const projectId = project.id;
   updateSettings(db, projectId, { timezone: zone });
   const rewardIds = [50, 0, 120].map((pointsCost, i) =>
@@ -251,5 +251,37 @@ describe('the daily figures, kept in step with the ledger', () => {
     expect(day('Europe/Paris')).toEqual([['2026-03-11', 'Europe/Paris']]);
     expect(store.db.prepare("SELECT active_day FROM members WHERE project_id = ? AND external_id = 'm0'").pluck().get(projectId)).toBe('2026-03-11');
     inStep(store.db, projectId);
+  });
+
+  it('are backfilled from the ledger by migration 0028 on a database that had none', async () => {
+    const path = join(dir, 'before-0028.db');
+    let older = await openStore({ path, masterKey: TEST_MASTER_KEY, synchronous: 'NORMAL' });
+    const programme = (n: number): Op[] => [...joined, ...Array.from({ length: 30 }, (_, i): Op[] => [
+      { op: 'award', member: (i + n) % 6, amount: 10 + i, expiresInHours: i % 4 === 0 ? 20 : null }, { op: 'advance', minutes: 300 + 97 * i },
+      { op: 'claim', member: (i * 5) % 6, reward: i % 3 }, { op: 'complete', member: i % 6, quest: i % 2 },
+      { op: 'post', member: (i + 2) % 6, amount: i % 2 === 0 ? -7 : 3, type: TYPES[i % TYPES.length]!, source: 'order' },
+      ...(i % 9 === 8 ? [{ op: 'erase', member: i % 6 } as Op, { op: 'join', member: i % 6 } as Op] : []), { op: 'expire' },
+    ]).flat()];
+    const played = ['Europe/Paris', 'America/St_Johns'].map((zone, n) => play(older.db, zone, new Date('2026-03-20T12:00:00Z'), programme(n), older.box));
+    const answers = () => played.map(({ projectId, now }) => [overview(older.db, projectId, 30, now), pointsReport(older.db, projectId, '2026-03-15', '2026-04-15')]);
+    const before = answers();
+    // The database as it was before 0028: none of its tables, views, columns or index.
+    older.db.exec(`DROP VIEW daily_order_figures_recount; DROP VIEW daily_item_figures_recount; DROP VIEW daily_figures_recount;
+      DROP VIEW member_active_days; DROP VIEW ledger_flows; DROP TABLE daily_figures; DROP TABLE daily_item_figures; DROP TABLE daily_order_figures;
+      DROP INDEX commerce_orders_shopper; ALTER TABLE members DROP COLUMN active_day; ALTER TABLE commerce_orders DROP COLUMN total_cents;
+      ALTER TABLE commerce_orders DROP COLUMN currency; ALTER TABLE commerce_orders DROP COLUMN shopper; ALTER TABLE commerce_orders DROP COLUMN revenue_cents;
+      DELETE FROM schema_migrations WHERE version = 28;`);
+    older.close();
+    older = await openStore({ path, masterKey: TEST_MASTER_KEY, synchronous: 'NORMAL' });
+    try {
+      for (const { projectId, now } of played) {
+        inStep(older.db, projectId);
+        reportMatches(older.db, projectId, now);
+        overviewMatches(older.db, projectId, now);
+      }
+      expect(answers()).toEqual(before);
+    } finally {
+      older.close();
+    }
   });
 });
