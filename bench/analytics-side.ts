@@ -1,11 +1,12 @@
 // One measured step of `npm run bench:analytics`, in its own process (pinned by the parent). It
-// prints one JSON line. The `awards` step loads the code of the tree it is given (this checkout,
-// or an export of another commit), so both sides of the comparison run their own postToLedger.
+// prints one JSON line. The `awards` step loads the code of both trees it is given (an export of
+// another commit, and this checkout), so each side runs its own postToLedger.
 //
 //   migrate <db>                                   migration 0028 on a database at 0024: its backfill
 //   orders <db> <projectId> <orders>               a store with orders (SQL), then every figure recounted (doctor --rebuild-figures)
 //   read <db> <projectId> <now> <iterations>       the Overview of each range, the points report, doctor's check
-//   awards <tree> <db> <projectId> <members> <batches>   CPU per award through the group committer, in batches of 50 and of 1
+//   awards <base tree> <base db> <tree> <db> <projectId> <members> <turns>
+//                                                  CPU per award through each tree's group committer, in batches of 50 and of 1
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_MASTER_KEY } from './settings.ts';
@@ -97,39 +98,54 @@ async function readStep(path: string, projectId: string, nowIso: string, iterati
   return result;
 }
 
-async function awardsStep(tree: string, path: string, projectId: string, members: number, batches: number) {
+interface AwardSide {
+  db: { close(): void };
+  award: (member: string) => Promise<unknown>;
+}
+
+/** A tree's own store, group committer and adjustPoints on `path` (its modules, not this checkout's). */
+async function awardSide(tree: string, path: string, projectId: string): Promise<AwardSide> {
   const load = (file: string) => import(pathToFileURL(join(tree, file)).href);
   const { openStore } = await load('src/db/store.ts');
   const { GroupCommitter } = await load('src/db/group-commit.ts');
   const { adjustPoints } = await load('src/domain/ledger/ledger.ts');
   const store = await openStore({ path, masterKey: BENCH_MASTER_KEY });
-  const { db } = store;
-  const committer = new GroupCommitter(db);
+  const committer = new GroupCommitter(store.db);
+  return { db: store, award: (member) => committer.run(() => adjustPoints(store.db, projectId, member, { amount: 1 }, 'bench', new Date())) };
+}
+
+/**
+ * Both trees in this one process, each with its own modules and database copy, taking turns a
+ * batch at a time: A's batch, then B's, `turns` times per batch size. What other processes do to
+ * the core (and its caches) then falls on both alike. Reports each side's CPU per award.
+ */
+async function awardsStep(baseTree: string, baseDb: string, tree: string, db: string, projectId: string, members: number, turns: number) {
+  const sides = [await awardSide(baseTree, baseDb, projectId), await awardSide(tree, db, projectId)];
   let n = 0;
-  const award = () => {
-    n++;
-    const member = `member-${(n * 7919) % members}`;
-    return committer.run(() => adjustPoints(db, projectId, member, { amount: 1 }, 'bench', new Date()));
+  const batch = (side: AwardSide, size: number) => Promise.all(Array.from({ length: size }, () => side.award(`member-${(++n * 7919) % members}`)));
+  for (let i = 0; i < 40; i++) for (const side of sides) await batch(side, 50); // warm-up: V8 optimises, SQLite's caches fill
+  const measure = async (size: number, count: number) => {
+    const used = [0, 0];
+    for (let turn = 0; turn < count; turn++) {
+      for (const [i, side] of sides.entries()) {
+        const cpu = process.cpuUsage();
+        await batch(side, size);
+        used[i]! += cpuMs(cpu);
+      }
+    }
+    return used.map((total) => (total * 1000) / (size * count));
   };
-  const run = async (count: number, size: number) => {
-    for (let done = 0; done < count; done += size) await Promise.all(Array.from({ length: size }, award));
-  };
-  await run(2_000, 50); // warm-up: V8 optimises, SQLite's cache fills
-  const measure = async (count: number, size: number) => {
-    const cpu = process.cpuUsage();
-    await run(count, size);
-    return (cpuMs(cpu) * 1000) / count;
-  };
-  const result = { batch50: await measure(batches * 50, 50), batch1: await measure(Math.max(100, batches * 2), 1) };
-  store.close();
-  return result;
+  const [base50, checkout50] = await measure(50, turns);
+  const [base1, checkout1] = await measure(1, turns * 4);
+  for (const side of sides) side.db.close();
+  return { base: { batch50: base50!, batch1: base1! }, checkout: { batch50: checkout50!, batch1: checkout1! } };
 }
 
 const steps: Record<string, () => Promise<unknown>> = {
   migrate: () => migrateStep(args[0]!),
   orders: () => ordersStep(args[0]!, args[1]!, Number(args[2])),
   read: () => readStep(args[0]!, args[1]!, args[2]!, Number(args[3])),
-  awards: () => awardsStep(args[0]!, args[1]!, args[2]!, Number(args[3]), Number(args[4])),
+  awards: () => awardsStep(args[0]!, args[1]!, args[2]!, args[3]!, args[4]!, Number(args[5]), Number(args[6])),
 };
 
 const step = steps[mode ?? ''];

@@ -1,4 +1,4 @@
-// npm run bench:analytics [-- --members 100000 --rows 1000000 --rounds 5 --base main]
+// npm run bench:analytics [-- --members 100000 --rows 1000000 --rounds 5 --base main --only awards,reads]
 //
 // The admin's Overview figures (issue 49's targets), on a project of `members` members and `rows`
 // ledger rows over 365 days (every kind of row: awards from six sources, claims with their
@@ -10,7 +10,8 @@
 //      read snapshot as the route runs them; doctor's check of the figures against the ledger;
 //   4. the CPU an award costs through the group committer (batches of 50, and of 1), this checkout
 //      against `--base` (default main: its code exported with git archive, so nothing is installed
-//      or checked out), alternating, each side on its own copy of the same database.
+//      or checked out), both in one process taking turns a batch at a time, each side on its own
+//      copy of the same database.
 // Every step runs in its own process pinned to core 0 (`taskset`), the machine's other processes
 // being reported beside the figures.
 import { execFileSync, spawn } from 'node:child_process';
@@ -35,6 +36,8 @@ const ROUNDS = Number(option('rounds', '5'));
 const BASE = option('base', 'main');
 const ITERATIONS = Number(option('iterations', '200'));
 const ORDERS = Number(option('orders', '100000'));
+/** Steps to run besides the backfill (which every run makes): awards, reads. */
+const ONLY = new Set(option('only', 'awards,reads').split(','));
 const DAYS = 365;
 const START = Date.parse('2025-06-01T00:00:00Z') / 1000;
 /** The Overview is read the morning after the last row's day. */
@@ -109,49 +112,54 @@ const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const load = () => loadavg()[0]!.toFixed(2);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+type Cpu = { batch50: number; batch1: number };
+type Quantiles = { p50: number; p95: number; max: number };
+
+/** Step 4: both trees in one pinned process, taking turns, ROUNDS times. */
+async function awards(work: string, pristine: string, migrated: string, projectId: string): Promise<void> {
+  const base = baseTree(work);
+  const before = copy(pristine, join(work, 'base.db'));
+  const after = copy(migrated, join(work, 'checkout.db'));
+  const rounds: { base: Cpu; checkout: Cpu }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    rounds.push(await side(['awards', base, before, root, after, projectId, String(MEMBERS), '40']));
+    const { base: a, checkout: b } = rounds.at(-1)!;
+    console.log(`   round ${round + 1}: batches of 50 ${ms(a.batch50)} against ${ms(b.batch50)} µs, of 1 ${ms(a.batch1)} against ${ms(b.batch1)} µs (load ${load()})`);
+  }
+  const ratio = (key: keyof Cpu) => rounds.map((r) => r.checkout[key] / r.base[key]);
+  console.log(`\n4. CPU per award, ${BASE} (A) against this checkout (B), in one process taking turns, ${ROUNDS} rounds, medians:`);
+  console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round'], (['batch50', 'batch1'] as const).map((key) => [
+    key === 'batch50' ? 'group commit of 50' : 'one award per commit', ms(median(rounds.map((r) => r.base[key]))),
+    ms(median(rounds.map((r) => r.checkout[key]))), median(ratio(key)).toFixed(3), ratio(key).map((r) => r.toFixed(3)).join(' '),
+  ])));
+}
+
+/** Steps 2 and 3, on a copy without step 4's awards (made at today's real date, after the dataset's year). */
+async function reads(work: string, migrated: string, projectId: string): Promise<void> {
+  const path = copy(migrated, join(work, 'reads.db'));
+  const orders = await side<{ orders: number; rows: number; ms: number; cpuMs: number }>(['orders', path, projectId, String(ORDERS)]);
+  console.log(`\n2. ${fmt(orders.orders)} store orders added; every figure recounted (doctor --rebuild-figures): ${fmt(Math.round(orders.ms))} ms, `
+    + `${fmt(Math.round(orders.cpuMs))} ms of CPU, ${fmt(orders.rows)} rows (load ${load()})`);
+  const read = await side<{ ranges: Record<string, Quantiles>; pointsReport365: Quantiles; checkMs: number; inStep: boolean; totals: unknown; commerce: unknown }>(
+    ['read', path, projectId, NOW.toISOString(), String(ITERATIONS)]);
+  console.log(`\n3. Reads, ${ITERATIONS} calls each (load ${load()}):`);
+  console.log(table(['read', 'p50 ms', 'p95 ms', 'max ms'], [
+    ...Object.entries(read.ranges).map(([range, q]) => [`Overview, ${range} days`, ms(q.p50), ms(q.p95), ms(q.max)]),
+    ['points report, 365 days', ms(read.pointsReport365.p50), ms(read.pointsReport365.p95), ms(read.pointsReport365.max)],
+  ]));
+  console.log(`   doctor's check of every figure against the ledger: ${fmt(Math.round(read.checkMs))} ms; in step: ${read.inStep}`);
+  console.log(`   365-day totals: ${JSON.stringify(read.totals)}\n   commerce: ${JSON.stringify(read.commerce)}`);
+}
+
 const work = mkdtempSync(join(tmpdir(), 'punchcard-bench-analytics-'));
 tempDirs.add(work);
 console.log(`Dataset: ${fmt(MEMBERS)} members, ${fmt(ROWS)} ledger rows over ${DAYS} days (load average ${load()})`);
 const built = await dataset();
-const { projectId } = built;
 const rows = new Database(built.path, { readonly: true }).prepare('SELECT count(*) FROM transactions').pluck().get() as number;
 if (rows !== ROWS) throw new Error(`the cached dataset holds ${rows} rows, not ${ROWS}`);
-
 const migrated = copy(built.path, join(work, 'migrated.db'));
 const backfill = await side<{ applied: number[]; ms: number; cpuMs: number }>(['migrate', migrated]);
 console.log(`\n1. Migration ${backfill.applied.join(', ')} (the backfill): ${fmt(Math.round(backfill.ms))} ms, ${fmt(Math.round(backfill.cpuMs))} ms of CPU (load ${load()})`);
-
-const base = baseTree(work);
-const before = copy(built.path, join(work, 'base.db'));
-const after = copy(migrated, join(work, 'checkout.db'));
-const cpu: { base: { batch50: number; batch1: number }[]; checkout: { batch50: number; batch1: number }[] } = { base: [], checkout: [] };
-for (let round = 0; round < ROUNDS; round++) {
-  cpu.base.push(await side(['awards', base, before, projectId, String(MEMBERS), '200']));
-  cpu.checkout.push(await side(['awards', root, after, projectId, String(MEMBERS), '200']));
-  console.log(`   round ${round + 1}: batch of 50 ${ms(cpu.base.at(-1)!.batch50)} against ${ms(cpu.checkout.at(-1)!.batch50)} µs, `
-    + `batch of 1 ${ms(cpu.base.at(-1)!.batch1)} against ${ms(cpu.checkout.at(-1)!.batch1)} µs (load ${load()})`);
-}
-const ratio = (key: 'batch50' | 'batch1') => cpu.checkout.map((c, i) => c[key] / cpu.base[i]![key]);
-console.log(`\n4. CPU per award, ${BASE} (A) against this checkout (B), ${ROUNDS} rounds alternating, medians:`);
-console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round'], (['batch50', 'batch1'] as const).map((key) => [
-  key === 'batch50' ? 'group commit of 50' : 'one award per commit', ms(median(cpu.base.map((c) => c[key]))), ms(median(cpu.checkout.map((c) => c[key]))),
-  median(ratio(key)).toFixed(3), ratio(key).map((r) => r.toFixed(3)).join(' '),
-])));
-
-// The reads run on a copy without the awards above (made at today's real date, after the dataset's year).
-const reads = copy(migrated, join(work, 'reads.db'));
-const orders = await side<{ orders: number; rows: number; ms: number; cpuMs: number }>(['orders', reads, projectId, String(ORDERS)]);
-console.log(`\n2. ${fmt(orders.orders)} store orders added; every figure recounted (doctor --rebuild-figures): ${fmt(Math.round(orders.ms))} ms, `
-  + `${fmt(Math.round(orders.cpuMs))} ms of CPU, ${fmt(orders.rows)} rows (load ${load()})`);
-
-type Quantiles = { p50: number; p95: number; max: number };
-const read = await side<{ ranges: Record<string, Quantiles>; pointsReport365: Quantiles; checkMs: number; inStep: boolean; totals: unknown; commerce: unknown }>(
-  ['read', reads, projectId, NOW.toISOString(), String(ITERATIONS)]);
-console.log(`\n3. Reads, ${ITERATIONS} calls each (load ${load()}):`);
-console.log(table(['read', 'p50 ms', 'p95 ms', 'max ms'], [
-  ...Object.entries(read.ranges).map(([range, q]) => [`Overview, ${range} days`, ms(q.p50), ms(q.p95), ms(q.max)]),
-  ['points report, 365 days', ms(read.pointsReport365.p50), ms(read.pointsReport365.p95), ms(read.pointsReport365.max)],
-]));
-console.log(`   doctor's check of every figure against the ledger: ${fmt(Math.round(read.checkMs))} ms; in step: ${read.inStep}`);
-console.log(`   365-day totals: ${JSON.stringify(read.totals)}\n   commerce: ${JSON.stringify(read.commerce)}`);
+if (ONLY.has('awards')) await awards(work, built.path, migrated, built.projectId);
+if (ONLY.has('reads')) await reads(work, migrated, built.projectId);
 rmSync(work, { recursive: true, force: true });

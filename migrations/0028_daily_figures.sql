@@ -67,7 +67,9 @@ ALTER TABLE commerce_orders ADD COLUMN revenue_cents INTEGER;
 CREATE INDEX commerce_orders_shopper ON commerce_orders(shopper, created_at) WHERE revenue_cents IS NOT NULL;
 
 -- Each ledger row's day and flow: exactly one of the five flows holds its amount (as a positive
--- number), so a day's flows add up to its change in the points members hold.
+-- number), so a day's flows add up to its change in the points members hold. Read only by the
+-- recounts below, each a pass over the whole ledger in its stored order (NOT INDEXED: through the
+-- member index, every row would be a random page).
 CREATE VIEW ledger_flows AS
 SELECT t.id, t.project_id, t.member_id, local_day(t.created_at, p.timezone) AS day, t.type, t.source, t.amount,
   iif(t.amount > 0 AND t.type = 'EARNED', t.amount, 0) AS earned,
@@ -76,11 +78,11 @@ SELECT t.id, t.project_id, t.member_id, local_day(t.created_at, p.timezone) AS d
   iif(t.amount > 0 AND t.type <> 'EARNED', t.amount, 0) AS redeemed_reimbursed,
   iif(t.amount < 0 AND t.type = 'EXPIRED', -t.amount, 0) AS expired,
   (t.amount > 0 AND t.type = 'EARNED') OR (t.amount < 0 AND (t.type = 'REDEEMED' OR t.type = 'SPENT')) AS activity
-FROM transactions t JOIN projects p ON p.id = t.project_id;
+FROM transactions t NOT INDEXED JOIN projects p ON p.id = t.project_id;
 
 -- Each member's latest day of activity (members.active_day).
 CREATE VIEW member_active_days AS
-SELECT member_id, max(day) AS day FROM ledger_flows WHERE activity GROUP BY member_id;
+SELECT project_id, member_id, max(day) AS day FROM ledger_flows WHERE activity GROUP BY project_id, member_id;
 
 -- daily_figures recounted. A member is active on a day when an activity row of theirs falls on a
 -- later day than every one before it in the ledger: on the days they earned or spent, while the
@@ -91,19 +93,23 @@ SELECT project_id, day, sum(new_members) AS new_members, sum(erased_members) AS 
   sum(last_active) AS last_active, sum(earned) AS earned, sum(earned_reversed) AS earned_reversed, sum(redeemed) AS redeemed,
   sum(redeemed_reimbursed) AS redeemed_reimbursed, sum(expired) AS expired
 FROM (
-  SELECT project_id, day, 0 AS new_members, 0 AS erased_members, newly AS active_members, newly AND day = latest AS last_active,
-    earned, earned_reversed, redeemed, redeemed_reimbursed, expired
-  FROM (
-    SELECT *, activity AND (before IS NULL OR day > before) AS newly FROM (
-      SELECT f.*,
-        max(iif(f.activity, f.day, NULL)) OVER (PARTITION BY f.project_id, f.member_id ORDER BY f.id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before,
-        max(iif(f.activity, f.day, NULL)) OVER (PARTITION BY f.project_id, f.member_id) AS latest
-      FROM ledger_flows f))
+  SELECT project_id, day, 0 AS new_members, 0 AS erased_members, 0 AS active_members, 0 AS last_active, sum(earned) AS earned,
+    sum(earned_reversed) AS earned_reversed, sum(redeemed) AS redeemed, sum(redeemed_reimbursed) AS redeemed_reimbursed, sum(expired) AS expired
+  FROM ledger_flows GROUP BY project_id, day
   UNION ALL
-  SELECT m.project_id, local_day(m.created_at, p.timezone), 1, 0, 0, 0, 0, 0, 0, 0, 0 FROM members m JOIN projects p ON p.id = m.project_id
+  SELECT project_id, day, 0, 0, sum(newly), sum(newly AND day = latest), 0, 0, 0, 0, 0 FROM (
+    SELECT project_id, day, before IS NULL OR day > before AS newly, latest FROM (
+      SELECT project_id, day, max(day) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before,
+        max(day) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS latest
+      FROM (SELECT project_id, member_id, id, day FROM ledger_flows WHERE activity)
+      WINDOW w AS (PARTITION BY project_id, member_id ORDER BY id)))
+  GROUP BY project_id, day
   UNION ALL
-  SELECT m.project_id, local_day(m.erased_at, p.timezone), 0, 1, 0, 0, 0, 0, 0, 0, 0 FROM members m JOIN projects p ON p.id = m.project_id
-    WHERE m.erased_at IS NOT NULL)
+  SELECT m.project_id, local_day(m.created_at, p.timezone), count(*), 0, 0, 0, 0, 0, 0, 0, 0 FROM members m JOIN projects p ON p.id = m.project_id
+    GROUP BY 1, 2
+  UNION ALL
+  SELECT m.project_id, local_day(m.erased_at, p.timezone), 0, count(*), 0, 0, 0, 0, 0, 0, 0 FROM members m JOIN projects p ON p.id = m.project_id
+    WHERE m.erased_at IS NOT NULL GROUP BY 1, 2)
 GROUP BY project_id, day;
 
 -- daily_item_figures recounted: awards per source, claims per reward, completions per quest.

@@ -67,6 +67,35 @@ export function nextLocalMidnight(at: Date, timeZone: string): Date {
   return new Date(midnightAsUtc - offsetMs(new Date(guess), timeZone));
 }
 
+const HOUR_MS = 3_600_000;
+
+/** Per time zone and UTC hour: its local date, or the two dates either side of the local midnight inside it. */
+const hourDates = new Map<string, Map<number, { date: string; midnight?: number; after?: string }>>();
+
+/**
+ * The local date of `at`, for instants in any order. SQL asks for the dates of rows in whatever
+ * order it sorted them (a member's rows, years apart), where localDate()'s one remembered day
+ * misses every time and each miss costs Intl formatting: 20 s over 1,000,000 rows against under 1.
+ * So each UTC hour's date is kept once computed, with the local midnight when one falls inside it.
+ */
+function dateInHour(at: Date, timeZone: string): string {
+  let hours = hourDates.get(timeZone);
+  if (!hours || hours.size > 200_000) {
+    hours = new Map();
+    hourDates.set(timeZone, hours);
+  }
+  const hour = Math.floor(at.getTime() / HOUR_MS);
+  let known = hours.get(hour);
+  if (!known) {
+    const start = new Date(hour * HOUR_MS);
+    const midnight = nextLocalMidnight(start, timeZone).getTime();
+    known = { date: formatDate(start, timeZone) };
+    if (midnight < (hour + 1) * HOUR_MS) Object.assign(known, { midnight, after: formatDate(new Date(midnight), timeZone) });
+    hours.set(hour, known);
+  }
+  return known.midnight !== undefined && at.getTime() >= known.midnight ? known.after! : known.date;
+}
+
 /**
  * `local_day(instant, timeZone)` in SQL: the local date of an ISO 8601 instant as the ledger
  * stores them (`created_at`), or NULL for NULL or a text that is not one.
@@ -74,5 +103,5 @@ export function nextLocalMidnight(at: Date, timeZone: string): Date {
 export function localDay(instant: unknown, timeZone: unknown): string | null {
   if (typeof instant !== 'string' || typeof timeZone !== 'string') return null;
   const at = new Date(instant);
-  return Number.isNaN(at.getTime()) ? null : localDate(at, timeZone);
+  return Number.isNaN(at.getTime()) ? null : dateInHour(at, timeZone);
 }

@@ -60,8 +60,8 @@ export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCh
       }
     }
     const memberDays = db.prepare<{ projectId: string | undefined }, number>(`SELECT count(*) FROM members m
-      LEFT JOIN member_active_days a ON a.member_id = m.id WHERE ${scope(projectId).replace('project_id', 'm.project_id')}
-      AND m.active_day IS NOT a.day`).pluck().get({ projectId })!;
+      LEFT JOIN (SELECT member_id, day FROM member_active_days WHERE ${scope(projectId)}) a ON a.member_id = m.id
+      WHERE ${scope(projectId).replace('project_id', 'm.project_id')} AND m.active_day IS NOT a.day`).pluck().get({ projectId })!;
     return { problems: problems.slice(0, limit), memberDays };
   });
 }
@@ -85,8 +85,9 @@ export function rebuildFigures(db: Db, projectId?: string): Rebuilt {
       stmt(db, `DELETE FROM ${table} WHERE ${scope(projectId)}`).run({ projectId });
       rows += stmt(db, `INSERT INTO ${table} SELECT * FROM ${recount} WHERE ${scope(projectId)}`).run({ projectId }).changes;
     }
-    stmt(db, `UPDATE members SET active_day = (SELECT day FROM member_active_days a WHERE a.member_id = members.id)
-      WHERE ${scope(projectId)}`).run({ projectId });
+    stmt(db, `UPDATE members SET active_day = NULL WHERE ${scope(projectId)} AND active_day IS NOT NULL`).run({ projectId });
+    stmt(db, `UPDATE members SET active_day = a.day FROM (SELECT member_id, day FROM member_active_days WHERE ${scope(projectId)}) a
+      WHERE a.member_id = members.id`).run({ projectId });
     return { rows, ms: Math.round(performance.now() - started) };
   });
 }
