@@ -11,33 +11,28 @@
 -- member's first such row on a later day counts them active that day and moves their latest day there.
 ALTER TABLE members ADD COLUMN active_day TEXT;
 
--- One row per project and day with anything to count. last_active: the members whose latest day
--- of activity is this one, so the members active in the days from D to today are the sum of
--- last_active over those days, whatever the range.
+-- One b-tree for a day's figures: its own row (kind 'day') and a row per item counted in its top
+-- lists (points earned per ledger source, claims per reward, completions per quest), side by
+-- side, so an award's figures are one page of the commit, not one per table.
+-- last_active: the members whose latest day of activity is this one, so the members active in the
+-- days from D to today are the sum of last_active over those days, whatever the range.
 CREATE TABLE daily_figures (
   project_id           TEXT NOT NULL,
   day                  TEXT NOT NULL,                -- YYYY-MM-DD in the project's time zone
-  new_members          INTEGER NOT NULL DEFAULT 0,
+  kind                 TEXT NOT NULL CHECK (kind = 'day' OR kind = 'source' OR kind = 'reward' OR kind = 'quest'),
+  item                 TEXT NOT NULL,                -- '' on the day's row; the source, reward id or quest id
+  new_members          INTEGER NOT NULL DEFAULT 0,   -- the day's row: members, then points
   erased_members       INTEGER NOT NULL DEFAULT 0,
   active_members       INTEGER NOT NULL DEFAULT 0,
   last_active          INTEGER NOT NULL DEFAULT 0,
-  earned               INTEGER NOT NULL DEFAULT 0,   -- points; the five flows add up to the day's change in what members hold
+  earned               INTEGER NOT NULL DEFAULT 0,   -- the five flows add up to the day's change in what members hold
   earned_reversed      INTEGER NOT NULL DEFAULT 0,
   redeemed             INTEGER NOT NULL DEFAULT 0,
   redeemed_reimbursed  INTEGER NOT NULL DEFAULT 0,
   expired              INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (project_id, day)                      -- a range of days (Overview, points report), and each write's upsert
-) WITHOUT ROWID;
-
--- The top lists: points earned per ledger source, claims per reward, completions per quest.
-CREATE TABLE daily_item_figures (
-  project_id  TEXT NOT NULL,
-  kind        TEXT NOT NULL CHECK (kind = 'source' OR kind = 'reward' OR kind = 'quest'),
-  day         TEXT NOT NULL,
-  item        TEXT NOT NULL,                         -- the source, reward id or quest id
-  count       INTEGER NOT NULL DEFAULT 0,            -- earning rows, claims, completions
-  points      INTEGER NOT NULL DEFAULT 0,            -- points earned, spent on the reward, paid for the quest
-  PRIMARY KEY (project_id, kind, day, item)          -- one kind over a range of days (the top lists), and each write's upsert
+  count                INTEGER NOT NULL DEFAULT 0,   -- an item's row: earning rows, claims, completions
+  points               INTEGER NOT NULL DEFAULT 0,   -- points earned, spent on the reward, paid for the quest
+  PRIMARY KEY (project_id, day, kind, item)          -- a range of days (Overview, points report, top lists), and each write's upsert
 ) WITHOUT ROWID;
 
 -- Store orders, by the day an order was first received and whether a member placed it. An order
@@ -84,14 +79,15 @@ FROM transactions t NOT INDEXED JOIN projects p ON p.id = t.project_id;
 CREATE VIEW member_active_days AS
 SELECT project_id, member_id, max(day) AS day FROM ledger_flows WHERE activity GROUP BY project_id, member_id;
 
--- daily_figures recounted. A member is active on a day when an activity row of theirs falls on a
+-- daily_figures recounted: each day's row, then its items (awards per source, claims per reward,
+-- completions per quest). A member is active on a day when an activity row of theirs falls on a
 -- later day than every one before it in the ledger: on the days they earned or spent, while the
 -- clock moves forward; a row dated back (the clock or the time zone moved back across midnight)
 -- counts on the later day only, as the writes count it.
 CREATE VIEW daily_figures_recount AS
-SELECT project_id, day, sum(new_members) AS new_members, sum(erased_members) AS erased_members, sum(active_members) AS active_members,
-  sum(last_active) AS last_active, sum(earned) AS earned, sum(earned_reversed) AS earned_reversed, sum(redeemed) AS redeemed,
-  sum(redeemed_reimbursed) AS redeemed_reimbursed, sum(expired) AS expired
+SELECT project_id, day, 'day' AS kind, '' AS item, sum(new_members) AS new_members, sum(erased_members) AS erased_members,
+  sum(active_members) AS active_members, sum(last_active) AS last_active, sum(earned) AS earned, sum(earned_reversed) AS earned_reversed,
+  sum(redeemed) AS redeemed, sum(redeemed_reimbursed) AS redeemed_reimbursed, sum(expired) AS expired, 0 AS count, 0 AS points
 FROM (
   SELECT project_id, day, 0 AS new_members, 0 AS erased_members, 0 AS active_members, 0 AS last_active, sum(earned) AS earned,
     sum(earned_reversed) AS earned_reversed, sum(redeemed) AS redeemed, sum(redeemed_reimbursed) AS redeemed_reimbursed, sum(expired) AS expired
@@ -110,18 +106,17 @@ FROM (
   UNION ALL
   SELECT m.project_id, local_day(m.erased_at, p.timezone), 0, count(*), 0, 0, 0, 0, 0, 0, 0 FROM members m JOIN projects p ON p.id = m.project_id
     WHERE m.erased_at IS NOT NULL GROUP BY 1, 2)
-GROUP BY project_id, day;
-
--- daily_item_figures recounted: awards per source, claims per reward, completions per quest.
-CREATE VIEW daily_item_figures_recount AS
-SELECT project_id, 'source' AS kind, day, source AS item, count(*) AS count, sum(earned) AS points FROM ledger_flows
+GROUP BY project_id, day
+UNION ALL
+SELECT project_id, day, 'source', source, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), sum(earned) FROM ledger_flows
   WHERE earned > 0 GROUP BY project_id, day, source
 UNION ALL
-SELECT c.project_id, 'reward', local_day(c.created_at, p.timezone), c.reward_id, count(*), sum(c.points_spent)
-  FROM reward_claims c JOIN projects p ON p.id = c.project_id GROUP BY 1, 3, 4
+SELECT c.project_id, local_day(c.created_at, p.timezone), 'reward', c.reward_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*), sum(c.points_spent)
+  FROM reward_claims c JOIN projects p ON p.id = c.project_id GROUP BY 1, 2, 4
 UNION ALL
-SELECT q.project_id, 'quest', local_day(q.completed_at, p.timezone), q.quest_id, count(*), sum(coalesce(q.points_awarded, 0))
-  FROM quest_progress q JOIN projects p ON p.id = q.project_id WHERE q.status = 'COMPLETED' GROUP BY 1, 3, 4;
+SELECT q.project_id, local_day(q.completed_at, p.timezone), 'quest', q.quest_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, count(*),
+  sum(coalesce(q.points_awarded, 0))
+  FROM quest_progress q JOIN projects p ON p.id = q.project_id WHERE q.status = 'COMPLETED' GROUP BY 1, 2, 4;
 
 -- daily_order_figures recounted from the orders as they stand.
 CREATE VIEW daily_order_figures_recount AS
@@ -137,5 +132,4 @@ GROUP BY project_id, day, segment;
 -- The backfill: every existing project's figures from its ledger (bench/README.md has how long
 -- this takes on a 1,000,000-row ledger). No order has a recorded total yet.
 INSERT INTO daily_figures SELECT * FROM daily_figures_recount;
-INSERT INTO daily_item_figures SELECT * FROM daily_item_figures_recount;
 UPDATE members SET active_day = a.day FROM member_active_days a WHERE a.member_id = members.id;

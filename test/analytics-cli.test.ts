@@ -72,11 +72,11 @@ describe('punchcard doctor and the daily figures', () => {
   it('reports figures out of step with the ledger, naming the day, and --rebuild-figures recounts them', () => {
     const healthy = cli('doctor');
     expect(healthy.stdout, healthy.stderr).toContain('Daily figures: in step with the ledger');
-    server.ctx.db.prepare("UPDATE daily_figures SET redeemed = redeemed + 5 WHERE project_id = ? AND day = '2026-10-25'").run(server.projectId);
+    server.ctx.db.prepare("UPDATE daily_figures SET redeemed = redeemed + 5 WHERE project_id = ? AND day = '2026-10-25' AND kind = 'day'").run(server.projectId);
     const sick = cli('doctor');
     expect(sick.status).toBe(1);
     expect(sick.stdout).toContain('Daily figures: out of step with the ledger; `punchcard doctor --rebuild-figures` recounts them:');
-    expect(sick.stdout).toMatch(new RegExp(`project ${server.projectId} daily_figures 2026-10-25: the figures say .*redeemed 35.*; the ledger says .*redeemed 30`));
+    expect(sick.stdout).toMatch(new RegExp(`project ${server.projectId} daily_figures 2026-10-25 day: the figures say .*redeemed 35.*; the ledger says .*redeemed 30`));
     const mended = cli('doctor', '--rebuild-figures', '--json');
     expect(JSON.parse(mended.stdout).figures).toMatchObject({ problems: [], memberDays: 0, rebuilt: { rows: expect.any(Number) } });
     expect(checkFigures(server.ctx.db)).toEqual({ problems: [], memberDays: 0 });

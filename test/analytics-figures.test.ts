@@ -226,14 +226,15 @@ describe('the daily figures, kept in step with the ledger', () => {
       { op: 'claim', member: 0, reward: 0 }, { op: 'complete', member: 0, quest: 0 },
     ]);
     const before = overview(store.db, projectId, 7, now);
-    store.db.prepare("UPDATE daily_figures SET earned = earned + 1 WHERE project_id = ? AND day = '2026-03-28'").run(projectId);
-    store.db.prepare("DELETE FROM daily_item_figures WHERE project_id = ? AND kind = 'reward'").run(projectId);
+    store.db.prepare("UPDATE daily_figures SET earned = earned + 1 WHERE project_id = ? AND day = '2026-03-28' AND kind = 'day'").run(projectId);
+    store.db.prepare("DELETE FROM daily_figures WHERE project_id = ? AND kind = 'reward'").run(projectId);
     store.db.prepare('UPDATE members SET active_day = NULL WHERE project_id = ?').run(projectId);
     const check = checkFigures(store.db, projectId);
     expect(check.memberDays).toBe(1);
     expect(check.problems).toEqual([
-      expect.objectContaining({ projectId, row: 'daily_figures 2026-03-28', figures: expect.objectContaining({ earned: 101 }), ledger: expect.objectContaining({ earned: 100 }) }),
-      expect.objectContaining({ projectId, row: expect.stringMatching(/^daily_item_figures reward 2026-03-29 rwd_/), figures: null, ledger: { count: 1, points: 50 } }),
+      expect.objectContaining({ projectId, row: 'daily_figures 2026-03-28 day', figures: expect.objectContaining({ earned: 101 }), ledger: expect.objectContaining({ earned: 100 }) }),
+      expect.objectContaining({ projectId, row: expect.stringMatching(/^daily_figures 2026-03-29 reward rwd_/), figures: null,
+        ledger: expect.objectContaining({ count: 1, points: 50 }) }),
     ]);
     expect(rebuildFigures(store.db, projectId).rows).toBeGreaterThan(0);
     inStep(store.db, projectId);
@@ -266,8 +267,8 @@ describe('the daily figures, kept in step with the ledger', () => {
     const answers = () => played.map(({ projectId, now }) => [overview(older.db, projectId, 30, now), pointsReport(older.db, projectId, '2026-03-15', '2026-04-15')]);
     const before = answers();
     // The database as it was before 0028: none of its tables, views, columns or index.
-    older.db.exec(`DROP VIEW daily_order_figures_recount; DROP VIEW daily_item_figures_recount; DROP VIEW daily_figures_recount;
-      DROP VIEW member_active_days; DROP VIEW ledger_flows; DROP TABLE daily_figures; DROP TABLE daily_item_figures; DROP TABLE daily_order_figures;
+    older.db.exec(`DROP VIEW daily_order_figures_recount; DROP VIEW daily_figures_recount;
+      DROP VIEW member_active_days; DROP VIEW ledger_flows; DROP TABLE daily_figures; DROP TABLE daily_order_figures;
       DROP INDEX commerce_orders_shopper; ALTER TABLE members DROP COLUMN active_day; ALTER TABLE commerce_orders DROP COLUMN total_cents;
       ALTER TABLE commerce_orders DROP COLUMN currency; ALTER TABLE commerce_orders DROP COLUMN shopper; ALTER TABLE commerce_orders DROP COLUMN revenue_cents;
       DELETE FROM schema_migrations WHERE version = 28;`);

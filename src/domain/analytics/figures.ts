@@ -21,21 +21,20 @@ interface Table {
 
 const table = <C extends string>(name: string, keys: readonly string[], columns: readonly C[]) => ({ name, keys, columns });
 
-export const DAY_COLUMNS = ['new_members', 'erased_members', 'active_members', 'last_active', 'earned', 'earned_reversed', 'redeemed',
-  'redeemed_reimbursed', 'expired'] as const;
-export type DayColumn = (typeof DAY_COLUMNS)[number];
-const DAYS = table('daily_figures', ['project_id', 'day'], DAY_COLUMNS);
+/** A day's own figures (its row of kind 'day'), then an item's (count, points). */
+const FIGURE_COLUMNS = ['new_members', 'erased_members', 'active_members', 'last_active', 'earned', 'earned_reversed', 'redeemed',
+  'redeemed_reimbursed', 'expired', 'count', 'points'] as const;
+export type DayColumn = Exclude<(typeof FIGURE_COLUMNS)[number], 'count' | 'points'>;
+const DAYS = table('daily_figures', ['project_id', 'day', 'kind', 'item'], FIGURE_COLUMNS);
 
-export const ITEM_KINDS = ['source', 'reward', 'quest'] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
-const ITEMS = table('daily_item_figures', ['project_id', 'kind', 'day', 'item'], ['count', 'points'] as const);
+export type ItemKind = 'source' | 'reward' | 'quest';
 
 export const ORDER_COLUMNS = ['orders', 'revenue_cents', 'shoppers_latest', 'shoppers_second'] as const;
 export type OrderColumn = (typeof ORDER_COLUMNS)[number];
 export type Segment = 'member' | 'guest';
 const ORDERS = table('daily_order_figures', ['project_id', 'day', 'segment'], ORDER_COLUMNS);
 
-export const FIGURE_TABLES: readonly Table[] = [DAYS, ITEMS, ORDERS];
+export const FIGURE_TABLES: readonly Table[] = [DAYS, ORDERS];
 
 interface Tally {
   keys: string[];
@@ -65,8 +64,11 @@ export function writeTallies(db: Db): void {
   }
 }
 
-/** Adds `delta` to one column of one row's tally, undone if the innermost savepoint rolls back. */
-function add(db: Db, target: Table, keys: string[], column: number, delta: number): void {
+/** What one change adds to a row: [column index, delta] pairs. */
+type Deltas = readonly (readonly [number, number])[];
+
+/** Adds `deltas` to one row's tally, undone if the innermost savepoint rolls back. */
+function add(db: Db, target: Table, keys: string[], deltas: Deltas): void {
   let tables = pending.get(db);
   if (!tables) {
     tables = new Map();
@@ -84,29 +86,43 @@ function add(db: Db, target: Table, keys: string[], column: number, delta: numbe
     tallies.set(key, tally);
   }
   const { values } = tally;
-  values[column]! += delta;
+  for (const [column, delta] of deltas) values[column]! += delta;
   onRollback(db, () => {
-    values[column]! -= delta;
+    for (const [column, delta] of deltas) values[column]! -= delta;
   });
   // Asked for by every write: a transaction that rolled back entirely dropped its request, and
   // its tallies, undone to zero, are still here for the next one.
-  beforeCommit(db, 'daily figures', () => writeTallies(db));
+  beforeCommit(db, 'daily figures', writerOf(db));
 }
 
-const DAY_INDEX = Object.fromEntries(DAY_COLUMNS.map((column, i) => [column, i])) as Record<DayColumn, number>;
+/** One writer per connection, so asking for it before every COMMIT allocates nothing. */
+const writers = new WeakMap<Db, () => void>();
+function writerOf(db: Db): () => void {
+  let writer = writers.get(db);
+  if (!writer) {
+    writer = () => writeTallies(db);
+    writers.set(db, writer);
+  }
+  return writer;
+}
+
+const COLUMN_INDEX = Object.fromEntries(FIGURE_COLUMNS.map((column, i) => [column, i])) as Record<(typeof FIGURE_COLUMNS)[number], number>;
 const ORDER_INDEX = Object.fromEntries(ORDER_COLUMNS.map((column, i) => [column, i])) as Record<OrderColumn, number>;
+const ACTIVE = COLUMN_INDEX.active_members;
+const LAST_ACTIVE = COLUMN_INDEX.last_active;
 
 export const dayOf = (db: Db, projectId: string, at: Date): string => localDate(at, projectTimeZone(db, projectId));
 
-const addToDay = (db: Db, projectId: string, day: string, column: DayColumn, delta: number) => add(db, DAYS, [projectId, day], DAY_INDEX[column], delta);
+const dayRow = (projectId: string, day: string) => [projectId, day, 'day', ''];
 
-function addToItem(db: Db, projectId: string, kind: ItemKind, day: string, item: string, points: number): void {
-  add(db, ITEMS, [projectId, kind, day, item], 0, 1);
-  if (points !== 0) add(db, ITEMS, [projectId, kind, day, item], 1, points);
-}
+const addToDay = (db: Db, projectId: string, day: string, column: DayColumn, delta: number) =>
+  add(db, DAYS, dayRow(projectId, day), [[COLUMN_INDEX[column], delta]]);
+
+const addToItem = (db: Db, projectId: string, kind: ItemKind, day: string, item: string, points: number) =>
+  add(db, DAYS, [projectId, day, kind, item], [[COLUMN_INDEX.count, 1], [COLUMN_INDEX.points, points]]);
 
 export const addToOrders = (db: Db, projectId: string, day: string, segment: Segment, column: OrderColumn, delta: number) =>
-  add(db, ORDERS, [projectId, day, segment], ORDER_INDEX[column], delta);
+  add(db, ORDERS, [projectId, day, segment], [[ORDER_INDEX[column], delta]]);
 
 /**
  * The flow a ledger row counts in (docs/admin.md, the points table): awards are earned; any other
@@ -139,12 +155,12 @@ export function countPosting(db: Db, member: { project_id: string; active_day: s
   const projectId = member.project_id;
   const day = dayOf(db, projectId, at);
   const flow = flowOf(posting.amount, posting.type);
-  addToDay(db, projectId, day, flow, Math.abs(posting.amount));
-  if (flow === 'earned') addToItem(db, projectId, 'source', day, posting.source, posting.amount);
   const latest = member.active_day;
-  if (!isActivity(flow) || (latest !== null && day <= latest)) return latest;
-  addToDay(db, projectId, day, 'active_members', 1);
-  addToDay(db, projectId, day, 'last_active', 1);
+  const newlyActive = isActivity(flow) && (latest === null || day > latest);
+  const amount: [number, number] = [COLUMN_INDEX[flow], Math.abs(posting.amount)];
+  add(db, DAYS, dayRow(projectId, day), newlyActive ? [amount, [ACTIVE, 1], [LAST_ACTIVE, 1]] : [amount]);
+  if (flow === 'earned') addToItem(db, projectId, 'source', day, posting.source, posting.amount);
+  if (!newlyActive) return latest;
   if (latest !== null) addToDay(db, projectId, latest, 'last_active', -1);
   return day;
 }

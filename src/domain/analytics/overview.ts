@@ -84,13 +84,13 @@ export const netChange = (row: Pick<DayRow, 'earned' | 'earned_reversed' | 'rede
 export function heldBefore(db: Db, projectId: string, day: string): { members: number; points: number } {
   return stmt<{ members: number; points: number }>(db, `SELECT coalesce(sum(new_members - erased_members), 0) AS members,
     coalesce(sum(earned - earned_reversed - redeemed + redeemed_reimbursed - expired), 0) AS points
-    FROM daily_figures WHERE project_id = ? AND day < ?`).get(projectId, day)!;
+    FROM daily_figures WHERE project_id = ? AND day < ? AND kind = 'day'`).get(projectId, day)!;
 }
 
 /** The project's day rows from `from` on (later days than today too, should the clock have run ahead). */
 export const daysFrom = (db: Db, projectId: string, from: string): DayRow[] =>
   stmt<DayRow>(db, `SELECT day, new_members, erased_members, active_members, last_active, earned, earned_reversed, redeemed, redeemed_reimbursed,
-    expired FROM daily_figures WHERE project_id = ? AND day >= ? ORDER BY day`).all(projectId, from);
+    expired FROM daily_figures WHERE project_id = ? AND day >= ? AND kind = 'day' ORDER BY day`).all(projectId, from);
 
 /** The dates from `from` to `to`, both included. */
 export function datesBetween(from: string, to: string): string[] {
@@ -103,9 +103,9 @@ const sum = <T>(rows: T[], value: (row: T) => number) => rows.reduce((total, row
 const ratio = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
 function topItems(db: Db, projectId: string, kind: ItemKind, from: string, to: string, limit: number) {
-  return stmt<{ item: string; count: number; points: number }>(db, `SELECT item, sum(count) AS count, sum(points) AS points FROM daily_item_figures
-    WHERE project_id = ? AND kind = ? AND day BETWEEN ? AND ? GROUP BY item
-    ORDER BY ${kind === 'source' ? 'points DESC, count DESC' : 'count DESC, points DESC'}, item LIMIT ?`).all(projectId, kind, from, to, limit);
+  return stmt<{ item: string; count: number; points: number }>(db, `SELECT item, sum(count) AS count, sum(points) AS points FROM daily_figures
+    WHERE project_id = ? AND day BETWEEN ? AND ? AND kind = ? GROUP BY item
+    ORDER BY ${kind === 'source' ? 'points DESC, count DESC' : 'count DESC, points DESC'}, item LIMIT ?`).all(projectId, from, to, kind, limit);
 }
 
 function commerceFigures(db: Db, projectId: string, from: string, to: string): CommerceFigures | null {

@@ -11,12 +11,11 @@ import { FIGURE_TABLES, writeTallies } from './figures.ts';
  */
 
 /** Each figure table and the view that recounts it. */
-const RECOUNTS = new Map([['daily_figures', 'daily_figures_recount'], ['daily_item_figures', 'daily_item_figures_recount'],
-  ['daily_order_figures', 'daily_order_figures_recount']]);
+const RECOUNTS = new Map([['daily_figures', 'daily_figures_recount'], ['daily_order_figures', 'daily_order_figures_recount']]);
 
 export interface FiguresProblem {
   projectId: string;
-  /** The table and the row's key (day, and kind and item or segment), e.g. `daily_figures 2026-11-20`. */
+  /** The table and the row's key (day, and kind and item or segment), e.g. `daily_figures 2026-11-20 day`. */
   row: string;
   /** The row as the figures hold it and as the ledger recounts it (column: value); null where there is no such row. */
   figures: Record<string, number> | null;
@@ -55,7 +54,7 @@ export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCh
       const theirs = new Map(differing(`${recounted} EXCEPT ${held}`).map((row) => [keyOf(row), row]));
       for (const key of new Set([...ours.keys(), ...theirs.keys()])) {
         const row = ours.get(key) ?? theirs.get(key)!;
-        problems.push({ projectId: String(row.project_id), row: `${target.name} ${key.split(' ').slice(1).join(' ')}`,
+        problems.push({ projectId: String(row.project_id), row: `${target.name} ${key.split(' ').slice(1).filter(Boolean).join(' ')}`,
           figures: values(ours.get(key)), ledger: values(theirs.get(key)) });
       }
     }
@@ -67,7 +66,7 @@ export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCh
 }
 
 export interface Rebuilt {
-  /** Rows written to daily_figures, daily_item_figures and daily_order_figures. */
+  /** Rows written to daily_figures and daily_order_figures. */
   rows: number;
   ms: number;
 }
