@@ -285,4 +285,20 @@ describe('the daily figures, kept in step with the ledger', () => {
       older.close();
     }
   });
+
+  it("keep a transaction's earlier figures when a recount inside it is rolled back", () => {
+    const { projectId, now } = play(store.db, 'UTC', new Date('2026-05-05T10:00:00Z'), [{ op: 'join', member: 0 }]);
+    atomically(store.db, () => {
+      adjustPoints(store.db, projectId, 'm0', { amount: 70 }, 'test', now); // tallied, not written yet
+      // A time zone change recounts the figures (writing the tallies first), then its savepoint rolls back.
+      expect(() => atomically(store.db, () => {
+        updateSettings(store.db, projectId, { timezone: 'Asia/Tokyo' });
+        throw new AppError(409, 'Conflict', 'rolled back on purpose');
+      })).toThrow('rolled back on purpose');
+      adjustPoints(store.db, projectId, 'm0', { amount: 5 }, 'test', now);
+    });
+    inStep(store.db, projectId);
+    expect(overview(store.db, projectId, 7, now).totals).toMatchObject({ outstanding: 75, pointsIssued: 75, activeMembers: 1 });
+    expect(store.db.prepare('SELECT timezone FROM projects WHERE id = ?').pluck().get(projectId)).toBe('UTC');
+  });
 });

@@ -50,9 +50,9 @@ const upsert = (db: Db, target: Table) => stmt(db, `INSERT INTO ${target.name} (
 
 /**
  * Writes what the transaction tallied so far. Runs before every COMMIT that tallied anything, and
- * before a recount or a check reads the tables inside a write. The tallies are dropped here, so
- * an undo step that runs later (a savepoint rolled back after a recount) changes nothing written:
- * SQLite takes back the written rows itself.
+ * before a recount or a check reads the tables inside a write. The tallies are written and set
+ * aside; if the savepoint they were written in rolls back (a time zone change's recount that
+ * fails), SQLite takes the rows back and the tallies return, to be written at the COMMIT.
  */
 export function writeTallies(db: Db): void {
   const tables = pending.get(db);
@@ -62,13 +62,35 @@ export function writeTallies(db: Db): void {
     const write = upsert(db, target);
     for (const { keys, values } of tallies.values()) if (values.some((value) => value !== 0)) write.run(...keys, ...values);
   }
+  onRollback(db, () => restore(db, tables));
+}
+
+/** Puts tallies that were written back among the pending ones (their rows were rolled back). */
+function restore(db: Db, written: Map<Table, Map<string, Tally>>): void {
+  const tables = pending.get(db);
+  if (!tables) {
+    pending.set(db, written);
+    return;
+  }
+  for (const [target, tallies] of written) {
+    const current = tables.get(target);
+    if (!current) {
+      tables.set(target, tallies);
+      continue;
+    }
+    for (const [key, tally] of tallies) {
+      const same = current.get(key);
+      if (!same) current.set(key, tally);
+      else tally.values.forEach((value, i) => { same.values[i]! += value; });
+    }
+  }
 }
 
 /** What one change adds to a row: [column index, delta] pairs. */
 type Deltas = readonly (readonly [number, number])[];
 
-/** Adds `deltas` to one row's tally, undone if the innermost savepoint rolls back. */
-function add(db: Db, target: Table, keys: string[], deltas: Deltas): void {
+/** The transaction's tally of one row, made when it has none. */
+function tallyOf(db: Db, target: Table, keys: string[]): Tally {
   let tables = pending.get(db);
   if (!tables) {
     tables = new Map();
@@ -85,10 +107,19 @@ function add(db: Db, target: Table, keys: string[], deltas: Deltas): void {
     tally = { keys, values: target.columns.map(() => 0) };
     tallies.set(key, tally);
   }
-  const { values } = tally;
+  return tally;
+}
+
+/**
+ * Adds `deltas` to one row's tally, taken back if the innermost savepoint rolls back: from the
+ * row's tally as it is then (looked up again, since a recount may have written and restored it).
+ */
+function add(db: Db, target: Table, keys: string[], deltas: Deltas): void {
+  const { values } = tallyOf(db, target, keys);
   for (const [column, delta] of deltas) values[column]! += delta;
   onRollback(db, () => {
-    for (const [column, delta] of deltas) values[column]! -= delta;
+    const tally = tallyOf(db, target, keys);
+    for (const [column, delta] of deltas) tally.values[column]! -= delta;
   });
   // Asked for by every write: a transaction that rolled back entirely dropped its request, and
   // its tallies, undone to zero, are still here for the next one.
