@@ -43,19 +43,23 @@ export function checkFigures(db: Db, projectId?: string, limit = 100): FiguresCh
   return readSnapshot(db, () => {
     const problems: FiguresProblem[] = [];
     for (const target of FIGURE_TABLES) {
-      const columns = [...target.keys, ...target.columns].join(', ');
-      const held = `SELECT ${columns} FROM ${target.name} WHERE ${scope(projectId)} AND (${nonZero(target.columns)})`;
-      const recounted = `SELECT ${columns} FROM ${RECOUNTS.get(target.name)} WHERE ${scope(projectId)}`;
-      const differing = (sql: string) => db.prepare<{ projectId: string | undefined }, Record<string, string | number>>(sql).all({ projectId });
-      const keyOf = (row: Record<string, string | number>) => target.keys.map((key) => row[key]).join(' ');
-      const values = (row: Record<string, string | number> | undefined) =>
-        (row ? Object.fromEntries(target.columns.map((column) => [column, Number(row[column])])) : null);
-      const ours = new Map(differing(`${held} EXCEPT ${recounted}`).map((row) => [keyOf(row), row]));
-      const theirs = new Map(differing(`${recounted} EXCEPT ${held}`).map((row) => [keyOf(row), row]));
-      for (const key of new Set([...ours.keys(), ...theirs.keys()])) {
-        const row = ours.get(key) ?? theirs.get(key)!;
-        problems.push({ projectId: String(row.project_id), row: `${target.name} ${key.split(' ').slice(1).filter(Boolean).join(' ')}`,
-          figures: values(ours.get(key)), ledger: values(theirs.get(key)) });
+      // One pass of the recount (a full join), not two (EXCEPT each way): it reads the whole ledger.
+      const same = target.keys.map((key) => `h.${key} = r.${key}`).join(' AND ');
+      const differs = target.columns.map((c) => `h.${c} IS NOT r.${c}`).join(' OR ');
+      const side = (alias: string) => target.columns.map((c) => `${alias}.${c} AS ${alias}_${c}`).join(', ');
+      const rows = db.prepare<{ projectId: string | undefined }, Record<string, string | number | null>>(`SELECT
+          ${target.keys.map((key) => `coalesce(h.${key}, r.${key}) AS ${key}`).join(', ')}, h.project_id IS NOT NULL AS held, r.project_id IS NOT NULL AS recounted,
+          ${side('h')}, ${side('r')}
+        FROM (SELECT * FROM ${target.name} WHERE ${scope(projectId)} AND (${nonZero(target.columns)})) h
+        FULL JOIN (SELECT * FROM ${RECOUNTS.get(target.name)} WHERE ${scope(projectId)}) r ON ${same}
+        WHERE h.project_id IS NULL OR r.project_id IS NULL OR ${differs}`).all({ projectId });
+      const values = (row: Record<string, string | number | null>, alias: string) =>
+        Object.fromEntries(target.columns.map((column) => [column, Number(row[`${alias}_${column}`])]));
+      for (const row of rows) {
+        problems.push({
+          projectId: String(row.project_id), row: [target.name, ...target.keys.slice(1).map((key) => row[key])].filter(Boolean).join(' '),
+          figures: row.held ? values(row, 'h') : null, ledger: row.recounted ? values(row, 'r') : null,
+        });
       }
     }
     const memberDays = db.prepare<{ projectId: string | undefined }, number>(`SELECT count(*) FROM members m
