@@ -6,6 +6,7 @@ import { checkFigures } from '../src/domain/analytics/recount.ts';
 import { overview } from '../src/domain/analytics/overview.ts';
 import { pointsReport } from '../src/domain/analytics/points-report.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
+import { overviewQuery, pointsReportQuery } from '../src/schemas/analytics.ts';
 import { projectAnswer } from '../src/schemas/answers/project.ts';
 import { BIN, punchcard } from './helpers/cli.ts';
 import { ledgerOracle } from './helpers/ledger-oracle.ts';
@@ -65,6 +66,17 @@ describe('punchcard report points', () => {
     expect(bad('2026-03-02', '2026-03-01')).toMatchObject({ status: 1, stderr: expect.stringContaining('"from" (2026-03-02) must not be after "to" (2026-03-01)') });
     expect(bad('2000-01-01', '2026-03-01')).toMatchObject({ status: 1, stderr: expect.stringContaining('A report covers at most 3660 days') });
     expect(cli('report', 'points', '--project', 'prj_nope', '--from', '2026-01-01', '--to', '2026-01-02')).toMatchObject({ status: 1, stderr: expect.stringContaining('no project prj_nope') });
+  });
+});
+
+describe("the admin routes' query schemas", () => {
+  it('take the Overview ranges and report dates the contract names, refusing others with a message naming the field', () => {
+    expect(v.parse(overviewQuery, {})).toEqual({ range: 30 });
+    expect(v.parse(overviewQuery, { range: '365' })).toEqual({ range: 365 });
+    expect(v.safeParse(overviewQuery, { range: '31' }).issues?.[0]?.message).toBe('"range" must be one of 7, 30, 90, 365 (days)');
+    expect(v.parse(pointsReportQuery, { from: '2026-01-01', to: '2026-01-31', format: 'csv' })).toEqual({ from: '2026-01-01', to: '2026-01-31', format: 'csv' });
+    expect(v.safeParse(pointsReportQuery, { from: '1 Jan', to: '2026-01-31' }).issues?.[0]?.message).toMatch(/^"from" must be a date such as 2026-11-30/);
+    expect(v.safeParse(pointsReportQuery, { from: '2026-01-01', to: '2026-01-31', format: 'xml' }).success).toBe(false);
   });
 });
 

@@ -22,6 +22,10 @@ export interface PointsReportDay {
   outstandingEnd: number;
 }
 
+/** The table's columns in order: its CSV (the CLI's, the admin's download) has them as its header. */
+export const POINTS_REPORT_COLUMNS: readonly (keyof PointsReportDay)[] = ['date', 'outstandingStart', 'earned', 'earnedReversed', 'redeemed',
+  'redeemedReimbursed', 'expired', 'outstandingEnd'];
+
 /** The longest report: ten years of days. */
 export const MAX_REPORT_DAYS = 3660;
 
