@@ -116,8 +116,8 @@ async function awardSide(tree: string, path: string, projectId: string): Promise
 
 /**
  * Both trees in this one process, each with its own modules and database copy, taking turns a
- * batch at a time: A's batch, then B's, `turns` times per batch size. What other processes do to
- * the core (and its caches) then falls on both alike. Reports each side's CPU per award.
+ * batch at a time, `turns` times per batch size. What other processes do to the core (and its
+ * caches) then falls on both alike. Reports each side's CPU per award.
  */
 async function awardsStep(baseTree: string, baseDb: string, tree: string, db: string, projectId: string, members: number, turns: number) {
   const sides = [await awardSide(baseTree, baseDb, projectId), await awardSide(tree, db, projectId)];
@@ -127,9 +127,10 @@ async function awardsStep(baseTree: string, baseDb: string, tree: string, db: st
   const measure = async (size: number, count: number) => {
     const used = [0, 0];
     for (let turn = 0; turn < count; turn++) {
-      for (const [i, side] of sides.entries()) {
+      // A then B, then B then A: neither always runs on the caches the other just filled.
+      for (const i of turn % 2 === 0 ? [0, 1] : [1, 0]) {
         const cpu = process.cpuUsage();
-        await batch(side, size);
+        await batch(sides[i]!, size);
         used[i]! += cpuMs(cpu);
       }
     }

@@ -1,4 +1,4 @@
-// npm run bench:analytics [-- --members 100000 --rows 1000000 --rounds 5 --base main --only awards,reads]
+// npm run bench:analytics [-- --members 100000 --rows 1000000 --rounds 5 --turns 100 --base main --only awards,reads]
 //
 // The admin's Overview figures (issue 49's targets), on a project of `members` members and `rows`
 // ledger rows over 365 days (every kind of row: awards from six sources, claims with their
@@ -36,6 +36,8 @@ const ROUNDS = Number(option('rounds', '5'));
 const BASE = option('base', 'main');
 const ITERATIONS = Number(option('iterations', '200'));
 const ORDERS = Number(option('orders', '100000'));
+/** Batches of 50 each side takes per round (and four times as many single awards). */
+const TURNS = Number(option('turns', '100'));
 /** Steps to run besides the backfill (which every run makes): awards, reads. */
 const ONLY = new Set(option('only', 'awards,reads').split(','));
 const DAYS = 365;
@@ -122,7 +124,7 @@ async function awards(work: string, pristine: string, migrated: string, projectI
   const after = copy(migrated, join(work, 'checkout.db'));
   const rounds: { base: Cpu; checkout: Cpu }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    rounds.push(await side(['awards', base, before, root, after, projectId, String(MEMBERS), '40']));
+    rounds.push(await side(['awards', base, before, root, after, projectId, String(MEMBERS), String(TURNS)]));
     const { base: a, checkout: b } = rounds.at(-1)!;
     console.log(`   round ${round + 1}: batches of 50 ${ms(a.batch50)} against ${ms(b.batch50)} µs, of 1 ${ms(a.batch1)} against ${ms(b.batch1)} µs (load ${load()})`);
   }

@@ -102,10 +102,23 @@ export function datesBetween(from: string, to: string): string[] {
 const sum = <T>(rows: T[], value: (row: T) => number) => rows.reduce((total, row) => total + value(row), 0);
 const ratio = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
-function topItems(db: Db, projectId: string, kind: ItemKind, from: string, to: string, limit: number) {
-  return stmt<{ item: string; count: number; points: number }>(db, `SELECT item, sum(count) AS count, sum(points) AS points FROM daily_figures
-    WHERE project_id = ? AND day BETWEEN ? AND ? AND kind = ? GROUP BY item
-    ORDER BY ${kind === 'source' ? 'points DESC, count DESC' : 'count DESC, points DESC'}, item LIMIT ?`).all(projectId, from, to, kind, limit);
+interface ItemTotal {
+  item: string;
+  count: number;
+  points: number;
+}
+
+/**
+ * Every top-list item's totals over the range, in one pass over its days' rows: rewards and quests
+ * by count, earning sources by points (then the other, then the id).
+ */
+function itemTotals(db: Db, projectId: string, from: string, to: string): Record<ItemKind, ItemTotal[]> {
+  const rows = stmt<ItemTotal & { kind: ItemKind }>(db, `SELECT kind, item, sum(count) AS count, sum(points) AS points FROM daily_figures
+    WHERE project_id = ? AND day BETWEEN ? AND ? AND kind <> 'day' GROUP BY kind, item`).all(projectId, from, to);
+  const of = (kind: ItemKind) => rows.filter((row) => row.kind === kind)
+    .map(({ item, count, points }) => ({ item, count, points }))
+    .sort((a, b) => (kind === 'source' ? b.points - a.points || b.count - a.count : b.count - a.count || b.points - a.points) || (a.item < b.item ? -1 : 1));
+  return { source: of('source'), reward: of('reward'), quest: of('quest') };
 }
 
 function commerceFigures(db: Db, projectId: string, from: string, to: string): CommerceFigures | null {
@@ -152,6 +165,7 @@ export function overview(db: Db, projectId: string, range: OverviewRange, now: D
   const issued = sum(inRange, (row) => row.earned);
   const redeemed = sum(inRange, (row) => row.redeemed);
   const { valuePerPoint } = getSettings(db, projectId);
+  const items = itemTotals(db, projectId, from, to);
   return {
     range, from, to, timezone,
     totals: {
@@ -167,11 +181,11 @@ export function overview(db: Db, projectId: string, range: OverviewRange, now: D
       outstandingValue: valuePerPoint && pointsValue(outstanding, valuePerPoint),
     },
     days,
-    topRewards: topItems(db, projectId, 'reward', from, to, 5)
+    topRewards: items.reward.slice(0, 5)
       .map(({ item, count, points }) => ({ id: item, name: getItem(db, rewards, projectId, item).name, claims: count, points })),
-    topQuests: topItems(db, projectId, 'quest', from, to, 5)
+    topQuests: items.quest.slice(0, 5)
       .map(({ item, count, points }) => ({ id: item, name: getItem(db, quests, projectId, item).name, completions: count, points })),
-    earningSources: topItems(db, projectId, 'source', from, to, 100).map(({ item, count, points }) => ({ source: item, points, count })),
+    earningSources: items.source.map(({ item, count, points }) => ({ source: item, points, count })),
     commerce: commerceFigures(db, projectId, from, to),
   };
 }
