@@ -7,6 +7,7 @@
 //   read <db> <projectId> <now> <iterations>       the Overview of each range, the points report, doctor's check
 //   awards <base tree> <base db> <tree> <db> <projectId> <members> <turns>
 //                                                  CPU per award through each tree's group committer, in batches of 50 and of 1
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_MASTER_KEY } from './settings.ts';
@@ -99,7 +100,8 @@ async function readStep(path: string, projectId: string, nowIso: string, iterati
 }
 
 interface AwardSide {
-  db: { close(): void };
+  store: { db: { pragma(sql: string): unknown }; close(): void };
+  path: string;
   award: (member: string) => Promise<unknown>;
 }
 
@@ -111,13 +113,14 @@ async function awardSide(tree: string, path: string, projectId: string): Promise
   const { adjustPoints } = await load('src/domain/ledger/ledger.ts');
   const store = await openStore({ path, masterKey: BENCH_MASTER_KEY });
   const committer = new GroupCommitter(store.db);
-  return { db: store, award: (member) => committer.run(() => adjustPoints(store.db, projectId, member, { amount: 1 }, 'bench', new Date())) };
+  return { store, path, award: (member) => committer.run(() => adjustPoints(store.db, projectId, member, { amount: 1 }, 'bench', new Date())) };
 }
 
 /**
  * Both trees in this one process, each with its own modules and database copy, taking turns a
  * batch at a time, `turns` times per batch size. What other processes do to the core (and its
- * caches) then falls on both alike. Reports each side's CPU per award.
+ * caches) then falls on both alike. Reports each side's CPU per award, and the pages an award adds
+ * to the WAL.
  */
 async function awardsStep(baseTree: string, baseDb: string, tree: string, db: string, projectId: string, members: number, turns: number) {
   const sides = [await awardSide(baseTree, baseDb, projectId), await awardSide(tree, db, projectId)];
@@ -138,8 +141,18 @@ async function awardsStep(baseTree: string, baseDb: string, tree: string, db: st
   };
   const [base50, checkout50] = await measure(50, turns);
   const [base1, checkout1] = await measure(1, turns * 4);
-  for (const side of sides) side.db.close();
-  return { base: { batch50: base50!, batch1: base1! }, checkout: { batch50: checkout50!, batch1: checkout1! } };
+  // Pages each award adds to the WAL, from an emptied WAL (4 KiB pages, 24-byte frame headers).
+  const pages = async (side: AwardSide, size: number, count: number) => {
+    side.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    for (let i = 0; i < count; i++) await batch(side, size);
+    return Math.max(0, statSync(`${side.path}-wal`).size - 32) / (4096 + 24) / (size * count);
+  };
+  const walPages = [];
+  for (const side of sides) walPages.push({ batch50: await pages(side, 50, 10), batch1: await pages(side, 1, 100) });
+  for (const side of sides) side.store.close();
+  return {
+    base: { batch50: base50!, batch1: base1!, pages: walPages[0]! }, checkout: { batch50: checkout50!, batch1: checkout1!, pages: walPages[1]! },
+  };
 }
 
 const steps: Record<string, () => Promise<unknown>> = {

@@ -114,7 +114,7 @@ const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const load = () => loadavg()[0]!.toFixed(2);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-type Cpu = { batch50: number; batch1: number };
+type Cpu = { batch50: number; batch1: number; pages: { batch50: number; batch1: number } };
 type Quantiles = { p50: number; p95: number; max: number };
 
 /** Step 4: both trees in one pinned process, taking turns, ROUNDS times. */
@@ -128,11 +128,12 @@ async function awards(work: string, pristine: string, migrated: string, projectI
     const { base: a, checkout: b } = rounds.at(-1)!;
     console.log(`   round ${round + 1}: batches of 50 ${ms(a.batch50)} against ${ms(b.batch50)} µs, of 1 ${ms(a.batch1)} against ${ms(b.batch1)} µs (load ${load()})`);
   }
-  const ratio = (key: keyof Cpu) => rounds.map((r) => r.checkout[key] / r.base[key]);
+  const ratio = (key: 'batch50' | 'batch1') => rounds.map((r) => r.checkout[key] / r.base[key]);
   console.log(`\n4. CPU per award, ${BASE} (A) against this checkout (B), in one process taking turns, ${ROUNDS} rounds, medians:`);
-  console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round'], (['batch50', 'batch1'] as const).map((key) => [
+  console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round', 'A WAL pages', 'B WAL pages'], (['batch50', 'batch1'] as const).map((key) => [
     key === 'batch50' ? 'group commit of 50' : 'one award per commit', ms(median(rounds.map((r) => r.base[key]))),
     ms(median(rounds.map((r) => r.checkout[key]))), median(ratio(key)).toFixed(3), ratio(key).map((r) => r.toFixed(3)).join(' '),
+    median(rounds.map((r) => r.base.pages[key])).toFixed(2), median(rounds.map((r) => r.checkout.pages[key])).toFixed(2),
   ])));
 }
 
