@@ -127,20 +127,29 @@ async function awardsStep(baseTree: string, baseDb: string, tree: string, db: st
   let n = 0;
   const batch = (side: AwardSide, size: number) => Promise.all(Array.from({ length: size }, () => side.award(`member-${(++n * 7919) % members}`)));
   for (let i = 0; i < 40; i++) for (const side of sides) await batch(side, 50); // warm-up: V8 optimises, SQLite's caches fill
+  /**
+   * Each side's CPU per award over all turns, and the median of B's CPU over A's in the same turn:
+   * a collection or a neighbour's burst lands on one side's turn, and the median of the pairs
+   * leaves such a turn out where a total keeps it.
+   */
   const measure = async (size: number, count: number) => {
-    const used = [0, 0];
+    const turnsCpu: [number, number][] = [];
     for (let turn = 0; turn < count; turn++) {
+      const used: [number, number] = [0, 0];
       // A then B, then B then A: neither always runs on the caches the other just filled.
       for (const i of turn % 2 === 0 ? [0, 1] : [1, 0]) {
         const cpu = process.cpuUsage();
         await batch(sides[i]!, size);
-        used[i]! += cpuMs(cpu);
+        used[i as 0 | 1] = cpuMs(cpu);
       }
+      turnsCpu.push(used);
     }
-    return used.map((total) => (total * 1000) / (size * count));
+    const total = (i: 0 | 1) => (turnsCpu.reduce((sum, used) => sum + used[i], 0) * 1000) / (size * count);
+    const ratios = turnsCpu.map(([a, b]) => b / a).sort((x, y) => x - y);
+    return { base: total(0), checkout: total(1), pairedRatio: ratios[Math.floor(ratios.length / 2)]! };
   };
-  const [base50, checkout50] = await measure(50, turns);
-  const [base1, checkout1] = await measure(1, turns * 4);
+  const fifty = await measure(50, turns);
+  const one = await measure(1, turns * 4);
   // Pages each award adds to the WAL, from an emptied WAL (4 KiB pages, 24-byte frame headers).
   const pages = async (side: AwardSide, size: number, count: number) => {
     side.store.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -151,7 +160,8 @@ async function awardsStep(baseTree: string, baseDb: string, tree: string, db: st
   for (const side of sides) walPages.push({ batch50: await pages(side, 50, 10), batch1: await pages(side, 1, 100) });
   for (const side of sides) side.store.close();
   return {
-    base: { batch50: base50!, batch1: base1!, pages: walPages[0]! }, checkout: { batch50: checkout50!, batch1: checkout1!, pages: walPages[1]! },
+    base: { batch50: fifty.base, batch1: one.base, pages: walPages[0]! }, checkout: { batch50: fifty.checkout, batch1: one.checkout, pages: walPages[1]! },
+    pairedRatio: { batch50: fifty.pairedRatio, batch1: one.pairedRatio },
   };
 }
 

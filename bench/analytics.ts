@@ -11,7 +11,8 @@
 //   4. the CPU an award costs through the group committer (batches of 50, and of 1), this checkout
 //      against `--base` (default main: its code exported with git archive, so nothing is installed
 //      or checked out), both in one process taking turns a batch at a time, each side on its own
-//      copy of the same database.
+//      copy of the same database; `--base-tree DIR` compares against a tree as it is (a copy of
+//      this one with a change, or an unchanged copy to see the comparison's own noise).
 // Every step runs in its own process pinned to core 0 (`taskset`), the machine's other processes
 // being reported beside the figures.
 import { execFileSync, spawn } from 'node:child_process';
@@ -96,8 +97,10 @@ function side<T>(args: string[]): Promise<T> {
   });
 }
 
-/** `--base` exported with git archive (src and migrations) beside this checkout's node_modules. */
+/** `--base` exported with git archive (src and migrations) beside this checkout's node_modules, or `--base-tree` as it is. */
 function baseTree(work: string): string {
+  const given = option('base-tree', '');
+  if (given) return given;
   const sha = execFileSync('git', ['rev-parse', '--verify', `${BASE}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
   const tree = join(work, `base-${sha.slice(0, 7)}`);
   mkdirSync(tree);
@@ -122,17 +125,19 @@ async function awards(work: string, pristine: string, migrated: string, projectI
   const base = baseTree(work);
   const before = copy(pristine, join(work, 'base.db'));
   const after = copy(migrated, join(work, 'checkout.db'));
-  const rounds: { base: Cpu; checkout: Cpu }[] = [];
+  const rounds: { base: Cpu; checkout: Cpu; pairedRatio: { batch50: number; batch1: number } }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     rounds.push(await side(['awards', base, before, root, after, projectId, String(MEMBERS), String(TURNS)]));
-    const { base: a, checkout: b } = rounds.at(-1)!;
-    console.log(`   round ${round + 1}: batches of 50 ${ms(a.batch50)} against ${ms(b.batch50)} µs, of 1 ${ms(a.batch1)} against ${ms(b.batch1)} µs (load ${load()})`);
+    const { base: a, checkout: b, pairedRatio: p } = rounds.at(-1)!;
+    console.log(`   round ${round + 1}: batches of 50 ${ms(a.batch50)} against ${ms(b.batch50)} µs (turns' median B/A ${p.batch50.toFixed(3)}), `
+      + `of 1 ${ms(a.batch1)} against ${ms(b.batch1)} µs (${p.batch1.toFixed(3)}) (load ${load()})`);
   }
   const ratio = (key: 'batch50' | 'batch1') => rounds.map((r) => r.checkout[key] / r.base[key]);
   console.log(`\n4. CPU per award, ${BASE} (A) against this checkout (B), in one process taking turns, ${ROUNDS} rounds, medians:`);
-  console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round', 'A WAL pages', 'B WAL pages'], (['batch50', 'batch1'] as const).map((key) => [
+  console.log(table(['batch', 'A µs', 'B µs', 'B/A median', 'B/A per round', 'turns\' B/A', 'A WAL pages', 'B WAL pages'], (['batch50', 'batch1'] as const).map((key) => [
     key === 'batch50' ? 'group commit of 50' : 'one award per commit', ms(median(rounds.map((r) => r.base[key]))),
     ms(median(rounds.map((r) => r.checkout[key]))), median(ratio(key)).toFixed(3), ratio(key).map((r) => r.toFixed(3)).join(' '),
+    median(rounds.map((r) => r.pairedRatio[key])).toFixed(3),
     median(rounds.map((r) => r.base.pages[key])).toFixed(2), median(rounds.map((r) => r.checkout.pages[key])).toFixed(2),
   ])));
 }

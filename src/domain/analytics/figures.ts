@@ -44,9 +44,41 @@ interface Tally {
 /** Per connection, the open transaction's tallies by table and key; replaced (never emptied) when written. */
 const pending = new WeakMap<Db, Map<Table, Map<string, Tally>>>();
 
-const upsert = (db: Db, target: Table) => stmt(db, `INSERT INTO ${target.name} (${[...target.keys, ...target.columns].join(', ')})
-  VALUES (${[...target.keys, ...target.columns].map(() => '?').join(', ')})
-  ON CONFLICT (${target.keys.join(', ')}) DO UPDATE SET ${target.columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`);
+/** Per table and set of columns (a bit mask), the UPDATE that adds to just those columns of one row. */
+const updates = new Map<Table, Map<number, string>>();
+
+function updateSql(target: Table, mask: number): string {
+  let byMask = updates.get(target);
+  if (!byMask) {
+    byMask = new Map();
+    updates.set(target, byMask);
+  }
+  let sql = byMask.get(mask);
+  if (!sql) {
+    const columns = target.columns.filter((_, i) => mask & (1 << i));
+    sql = `UPDATE ${target.name} SET ${columns.map((c) => `${c} = ${c} + ?`).join(', ')} WHERE ${target.keys.map((k) => `${k} = ?`).join(' AND ')}`;
+    byMask.set(mask, sql);
+  }
+  return sql;
+}
+
+/**
+ * Adds a tally to its row: an UPDATE of the columns it changes (most writes touch one to three of
+ * eleven, on a row that exists), or the row's INSERT when it is the first of its day or item.
+ */
+function writeTally(db: Db, target: Table, { keys, values }: Tally): void {
+  let mask = 0;
+  const changes: number[] = [];
+  values.forEach((value, i) => {
+    if (value === 0) return;
+    mask |= 1 << i;
+    changes.push(value);
+  });
+  if (mask === 0) return;
+  if (stmt(db, updateSql(target, mask)).run(...changes, ...keys).changes > 0) return;
+  stmt(db, `INSERT INTO ${target.name} (${[...target.keys, ...target.columns].join(', ')})
+    VALUES (${[...target.keys, ...target.columns].map(() => '?').join(', ')})`).run(...keys, ...values);
+}
 
 /**
  * Writes what the transaction tallied so far. Runs before every COMMIT that tallied anything, and
@@ -58,10 +90,7 @@ export function writeTallies(db: Db): void {
   const tables = pending.get(db);
   if (!tables) return;
   pending.delete(db);
-  for (const [target, tallies] of tables) {
-    const write = upsert(db, target);
-    for (const { keys, values } of tallies.values()) if (values.some((value) => value !== 0)) write.run(...keys, ...values);
-  }
+  for (const [target, tallies] of tables) for (const tally of tallies.values()) writeTally(db, target, tally);
   onRollback(db, () => restore(db, tables));
 }
 
@@ -93,8 +122,15 @@ type Deltas = readonly (readonly [number, number])[];
 function tallyOf(db: Db, target: Table, keys: string[]): Tally {
   let tables = pending.get(db);
   if (!tables) {
-    tables = new Map();
-    pending.set(db, tables);
+    const created = new Map<Table, Map<string, Tally>>();
+    tables = created;
+    pending.set(db, created);
+    // Written before the COMMIT; gone if the savepoint (or transaction) it began in rolls back,
+    // since every tally it holds began there too.
+    beforeCommit(db, 'daily figures', () => writeTallies(db));
+    onRollback(db, () => {
+      if (pending.get(db) === created) pending.delete(db);
+    });
   }
   let tallies = tables.get(target);
   if (!tallies) {
@@ -118,23 +154,10 @@ function add(db: Db, target: Table, keys: string[], deltas: Deltas): void {
   const { values } = tallyOf(db, target, keys);
   for (const [column, delta] of deltas) values[column]! += delta;
   onRollback(db, () => {
-    const tally = tallyOf(db, target, keys);
-    for (const [column, delta] of deltas) tally.values[column]! -= delta;
+    // Never made here: a rollback in progress must not start a tally (nor ask for a write).
+    const tally = pending.get(db)?.get(target)?.get(keys.join('\u0000'));
+    if (tally) for (const [column, delta] of deltas) tally.values[column]! -= delta;
   });
-  // Asked for by every write: a transaction that rolled back entirely dropped its request, and
-  // its tallies, undone to zero, are still here for the next one.
-  beforeCommit(db, 'daily figures', writerOf(db));
-}
-
-/** One writer per connection, so asking for it before every COMMIT allocates nothing. */
-const writers = new WeakMap<Db, () => void>();
-function writerOf(db: Db): () => void {
-  let writer = writers.get(db);
-  if (!writer) {
-    writer = () => writeTallies(db);
-    writers.set(db, writer);
-  }
-  return writer;
 }
 
 const COLUMN_INDEX = Object.fromEntries(FIGURE_COLUMNS.map((column, i) => [column, i])) as Record<(typeof FIGURE_COLUMNS)[number], number>;
