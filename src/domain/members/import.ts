@@ -6,6 +6,7 @@ import { levelFor } from '../levels/member-level.ts';
 import { postToLedger } from '../ledger/ledger.ts';
 import { projectContext } from '../project/project-context.ts';
 import { findMember, memberById, updateMember, upsertMember } from './members.ts';
+import { moveJoinDate } from '../analytics/figures.ts';
 
 /**
  * The opening balance of an imported member is ONE ledger entry: type EARNED, source `api`,
@@ -71,6 +72,7 @@ export function importMember(db: Db, projectId: string, line: ImportedMember, no
       if (line.joinedAt) {
         // When they joined the old system: member lists sort by it.
         stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(line.joinedAt.toISOString(), row.id);
+        moveJoinDate(db, projectId, now, line.joinedAt);
       }
       state = 'created';
     } else if ((profile.email !== undefined && profile.email !== existing.email) || (profile.name !== undefined && profile.name !== existing.name)) {
