@@ -7,10 +7,11 @@ import { projectTimeZone } from '../project/calendar.ts';
 /**
  * The programme's daily figures, kept in step with the ledger by the writes themselves
  * (migrations/0028 has the tables and, as views, what each figure is recounted from the ledger).
- * A write adds what it changes to a tally held in memory for its transaction; the tally goes to
- * the tables once, just before the COMMIT, one upsert per day (and item) it touched. So an award
- * in a group commit of fifty costs a few map updates, not three more statements, and a rolled-back
- * write takes its share of the tally back with it (onRollback), as SQLite takes back its rows.
+ * A write adds what it changes to a tally held in memory for its transaction; the tallies go to
+ * the tables once, just before the COMMIT, one statement per row (day, item) they touched. So an
+ * award in a group commit of fifty costs a few map updates, not three more statements, and a
+ * rolled-back write takes its share of the tally back with it (onRollback), as SQLite takes back
+ * its rows.
  */
 
 interface Table {
