@@ -2,7 +2,7 @@
 // prints one JSON line. The `awards` step loads the code of both trees it is given (an export of
 // another commit, and this checkout), so each side runs its own postToLedger.
 //
-//   migrate <db>                                   migration 0028 on a database at 0024: its backfill
+//   migrate <db>                                   migration 0034 on a database at the schema before it: its backfill
 //   orders <db> <projectId> <orders>               a store with orders (SQL), then every figure recounted (doctor --rebuild-figures)
 //   read <db> <projectId> <now> <iterations>       the Overview of each range, the points report, doctor's check
 //   awards <base tree> <base db> <tree> <db> <projectId> <members> <turns>

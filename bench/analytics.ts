@@ -3,8 +3,8 @@
 // The admin's Overview figures (issue 49's targets), on a project of `members` members and `rows`
 // ledger rows over 365 days (every kind of row: awards from six sources, claims with their
 // reward_claims rows, game costs, deductions, store refunds, expiry; quest completions with their
-// quest_progress rows), built in SQL at the schema before migration 0028 and cached:
-//   1. migration 0028 applied to it: the backfill of the daily figures from the ledger;
+// quest_progress rows), built in SQL at the schema before migration 0034 and cached:
+//   1. migration 0034 applied to it: the backfill of the daily figures from the ledger;
 //   2. a connected store with 100,000 orders, then every figure recounted (doctor --rebuild-figures);
 //   3. each Overview range and the 365-day points report, p50/p95/max over `iterations` calls, in a
 //      read snapshot as the route runs them; doctor's check of the figures against the ledger;
@@ -46,7 +46,7 @@ const START = Date.parse('2025-06-01T00:00:00Z') / 1000;
 /** The Overview is read the morning after the last row's day. */
 const NOW = new Date((START + DAYS * 86_400 + 8 * 3_600) * 1000);
 
-/** The dataset at the schema before 0028 (cached in the bench cache, keyed by size). */
+/** The dataset at the schema before 0034 (cached in the bench cache, keyed by size). */
 async function dataset(): Promise<{ path: string; projectId: string }> {
   const step = (DAYS * 86_400 - 86_400) / ROWS;
   return cached(`figures-${MEMBERS}x${ROWS}`, 1_800, (db, projectId) => {
@@ -83,7 +83,7 @@ async function dataset(): Promise<{ path: string; projectId: string }> {
       FROM transactions WHERE source = 'quest' ORDER BY id`).run();
     db.exec(`UPDATE members SET points = t.points, total_points_earned = t.earned FROM (SELECT member_id, sum(amount) AS points,
       sum(max(amount, 0)) AS earned FROM transactions GROUP BY member_id) t WHERE t.member_id = members.id`);
-  }, { schemaBefore: 28 });
+  }, { schemaBefore: 34 });
 }
 
 /** Runs one step of bench/analytics-side.ts pinned to the server core and returns its JSON line. */

@@ -92,7 +92,7 @@ describe("the Overview's store figures", () => {
   });
 
   it('are recounted by a rebuild, and counted from the next delivery for orders received before totals were recorded', () => {
-    // As 0028 finds an order received before it: no total, no shopper, not counted.
+    // As 0034 finds an order received before it: no total, no shopper, not counted.
     store.db.prepare('UPDATE commerce_orders SET total_cents = NULL, currency = NULL, shopper = NULL, revenue_cents = NULL WHERE order_id = 6').run();
     rebuildFigures(store.db, projectId);
     inStep();

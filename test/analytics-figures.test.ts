@@ -254,8 +254,8 @@ describe('the daily figures, kept in step with the ledger', () => {
     inStep(store.db, projectId);
   });
 
-  it('are backfilled from the ledger by migration 0028 on a database that had none', async () => {
-    const path = join(dir, 'before-0028.db');
+  it('are backfilled from the ledger by migration 0034 on a database that had none', async () => {
+    const path = join(dir, 'before-0034.db');
     let older = await openStore({ path, masterKey: TEST_MASTER_KEY, synchronous: 'NORMAL' });
     const programme = (n: number): Op[] => [...joined, ...Array.from({ length: 30 }, (_, i): Op[] => [
       { op: 'award', member: (i + n) % 6, amount: 10 + i, expiresInHours: i % 4 === 0 ? 20 : null }, { op: 'advance', minutes: 300 + 97 * i },
@@ -266,12 +266,12 @@ describe('the daily figures, kept in step with the ledger', () => {
     const played = ['Europe/Paris', 'America/St_Johns'].map((zone, n) => play(older.db, zone, new Date('2026-03-20T12:00:00Z'), programme(n), older.box));
     const answers = () => played.map(({ projectId, now }) => [overview(older.db, projectId, 30, now), pointsReport(older.db, projectId, '2026-03-15', '2026-04-15')]);
     const before = answers();
-    // The database as it was before 0028: none of its tables, views, columns or index.
+    // The database as it was before 0034: none of its tables, views, columns or index.
     older.db.exec(`DROP VIEW daily_order_figures_recount; DROP VIEW daily_figures_recount;
       DROP VIEW member_active_days; DROP VIEW ledger_flows; DROP TABLE daily_figures; DROP TABLE daily_order_figures;
       DROP INDEX commerce_orders_shopper; ALTER TABLE members DROP COLUMN active_day; ALTER TABLE commerce_orders DROP COLUMN total_cents;
       ALTER TABLE commerce_orders DROP COLUMN currency; ALTER TABLE commerce_orders DROP COLUMN shopper; ALTER TABLE commerce_orders DROP COLUMN revenue_cents;
-      DELETE FROM schema_migrations WHERE version = 28;`);
+      DELETE FROM schema_migrations WHERE version = 34;`);
     older.close();
     older = await openStore({ path, masterKey: TEST_MASTER_KEY, synchronous: 'NORMAL' });
     try {

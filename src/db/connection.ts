@@ -46,7 +46,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // SQLite's lower() and LIKE fold ASCII letters only; member search folds every letter (Ünal, émilie).
   db.function('lower_unicode', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   // The programme's daily figures count calendar days in the project's time zone; recounting them
-  // from the ledger in SQL (migrations/0028) needs the same dates the postings counted on.
+  // from the ledger in SQL (migrations/0034) needs the same dates the postings counted on.
   db.function('local_day', { deterministic: true }, localDay);
   return db;
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 // The programme's figures computed again, for tests, straight from the ledger and the rows it
-// comes with, in plain code written apart from src/domain/analytics and migrations/0028: what
+// comes with, in plain code written apart from src/domain/analytics and migrations/0034: what
 // docs/admin.md ("What the Overview counts") says in words. A test that compares the two fails
 // if the rollup, its recount views or the readers drift from the definitions.
 

@@ -6,7 +6,7 @@ import { projectTimeZone } from '../project/calendar.ts';
 
 /**
  * The programme's daily figures, kept in step with the ledger by the writes themselves
- * (migrations/0028 has the tables and, as views, what each figure is recounted from the ledger).
+ * (migrations/0034 has the tables and, as views, what each figure is recounted from the ledger).
  * A write adds what it changes to a tally held in memory for its transaction; the tallies go to
  * the tables once, just before the COMMIT, one statement per row (day, item) they touched. So an
  * award in a group commit of fifty costs a few map updates, not three more statements, and a
@@ -182,7 +182,7 @@ export const addToOrders = (db: Db, projectId: string, day: string, segment: Seg
 /**
  * The flow a ledger row counts in (docs/admin.md, the points table): awards are earned; any other
  * positive row gives spent points back; a negative row is expired, redeemed (reward claims, game
- * costs) or else takes earned points back (store refunds, deductions). migrations/0028's
+ * costs) or else takes earned points back (store refunds, deductions). migrations/0034's
  * ledger_flows says the same in SQL.
  */
 export function flowOf(amount: number, type: string): DayColumn {

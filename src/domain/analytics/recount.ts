@@ -4,7 +4,7 @@ import { atomically, readSnapshot } from '../../db/transaction.ts';
 import { FIGURE_TABLES, writeTallies } from './figures.ts';
 
 /**
- * The daily figures against the ledger. migrations/0028 defines, as views, each figure recounted
+ * The daily figures against the ledger. migrations/0034 defines, as views, each figure recounted
  * from the ledger (and from the claims, quest completions and orders it comes with); the tables
  * must hold exactly that. `punchcard doctor` reports where they part, and `doctor
  * --rebuild-figures` (and a change of a project's time zone) replaces them with the recount.
