@@ -34,8 +34,13 @@ export interface Dataset {
 
 const schemaVersion = () => Math.max(...migrationsFromDir().map((m) => m.version));
 
+/** Options of a cached dataset: `schemaBefore` builds it at the schema before that migration (for a bench of the migration itself). */
+export interface CacheOptions {
+  schemaBefore?: number;
+}
+
 /** 1..n as a table, for INSERT … SELECT. */
-const numbers = (n: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
+export const numbers = (n: number) => `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
 
 /** created_at of row i: one second apart, ending before 2026, ISO 8601 like toISOString(). */
 const timestamp = (i: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + ${i}, 'unixepoch')`;
@@ -45,13 +50,15 @@ const timestamp = (i: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', 1700000000 + ${
  * fsync (a half-built file is deleted, never renamed into place), then the file goes back to WAL.
  * The build stops with an error once it has run for `limitSeconds`.
  */
-async function cached(
+export async function cached(
   name: string,
   limitSeconds: number,
   fill: (db: Database.Database, projectId: string, deadline: () => void) => void,
+  options: CacheOptions = {},
 ): Promise<Omit<Dataset, 'members'>> {
   mkdirSync(CACHE_DIR, { recursive: true });
-  const path = join(CACHE_DIR, `${name}-schema${schemaVersion()}.db`);
+  const migrations = migrationsFromDir().filter((m) => options.schemaBefore === undefined || m.version < options.schemaBefore);
+  const path = join(CACHE_DIR, `${name}-schema${options.schemaBefore === undefined ? schemaVersion() : Math.max(...migrations.map((m) => m.version))}.db`);
   const projectOf = (file: string) => {
     const db = new Database(file, { readonly: true });
     try {
@@ -66,7 +73,7 @@ async function cached(
   const building = `${path}.building`;
   for (const suffix of ['', '-wal', '-shm', '.key']) rmSync(`${building}${suffix}`, { force: true });
   try {
-    const store = await openStore({ path: building, masterKey: BENCH_MASTER_KEY });
+    const store = await openStore({ path: building, masterKey: BENCH_MASTER_KEY, migrations });
     const { project } = createProject(store.db, store.box, { name: 'Bench' }, new Date('2025-01-01T00:00:00Z'));
     store.close();
     const db = new Database(building);
@@ -91,7 +98,7 @@ async function cached(
 }
 
 /** Drops the named indexes and triggers while `work` runs and recreates them from their own SQL after. */
-function without(db: Database.Database, names: string[], work: () => void): void {
+export function without(db: Database.Database, names: string[], work: () => void): void {
   const definitions = names.map((name) => db.prepare('SELECT type, sql FROM sqlite_master WHERE name = ?').get(name) as { type: string; sql: string });
   for (const [i, name] of names.entries()) db.exec(`DROP ${definitions[i]!.type.toUpperCase()} ${name}`);
   work();

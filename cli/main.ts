@@ -15,6 +15,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { projectCommand } from './commands/project.ts';
 import { projectsCommand } from './commands/projects.ts';
 import { replicateCommand } from './commands/replicate.ts';
+import { reportCommand } from './commands/report.ts';
 import { restoreCommand } from './commands/restore.ts';
 import { seedCommand } from './commands/seed.ts';
 import { serveCommand } from './commands/serve.ts';
@@ -31,7 +32,7 @@ const program = new Command('punchcard')
 
 for (const command of [serveCommand, migrateCommand, projectsCommand, keysCommand, membersCommand, pointsCommand, expireCommand, doctorCommand, backupCommand,
   widgetCommand, webhooksCommand, replicateCommand, restoreCommand, projectCommand, ...catalogCommands, claimsCommand, seedCommand, communityCommand,
-  metricsCommand, adminCommand]) {
+  metricsCommand, adminCommand, reportCommand]) {
   program.addCommand(command);
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { checkFigures } from '../src/domain/analytics/recount.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { openStore } from '../src/db/store.ts';
 import { spawnServer } from './helpers/cli.ts';
@@ -42,6 +43,8 @@ describe('a crash mid-load', () => {
       const stored = new Set((store.db.prepare('SELECT public_id FROM transactions').pluck().all() as string[]));
       expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
       expect(checkLedger(store.db)).toEqual([]);
+      // The daily figures were written in the same transactions: none lost or half-written either.
+      expect(checkFigures(store.db)).toEqual({ problems: [], memberDays: 0 });
     } finally {
       store.close();
     }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { atomically } from '../../src/db/transaction.ts';
+import { checkFigures, rebuildFigures, type FiguresCheck } from '../../src/domain/analytics/recount.ts';
 import { checkLedger } from '../../src/domain/ledger/audit.ts';
 import { deliveryHealth } from '../../src/webhooks/deliveries.ts';
 import { couponHealth } from '../../src/domain/commerce/coupons.ts';
@@ -92,12 +93,16 @@ async function programCheck() {
   return { version: VERSION, node: process.versions.node, singleExecutable: isSingleExecutable(), sqlite: version, migrations: (await bundledMigrations()).length };
 }
 
+interface DoctorOptions { maxLag: string; rebuildFigures?: boolean; json?: boolean }
+
 export const doctorCommand = new Command('doctor')
-  .description('check this program (Node, the SQLite driver, its migrations), then the database: integrity, its schema against the migrations, the ledger invariant and replication lag '
-    + '(exits 1 on any problem); report webhook backlogs. Without --db or PUNCHCARD_DB and no ./data/punchcard.db yet, it checks the program alone')
+  .description('check this program (Node, the SQLite driver, its migrations), then the database: integrity, its schema against the migrations, the ledger invariant, '
+    + 'the daily figures against the ledger and replication lag (exits 1 on any problem); report webhook backlogs. Without --db or PUNCHCARD_DB and no '
+    + './data/punchcard.db yet, it checks the program alone')
   .option('--max-lag <duration>', 'replication lag that counts as a problem', '60s')
+  .option('--rebuild-figures', 'first recount every project\'s daily figures (the admin\'s Overview) from the ledger, in one transaction')
   .option('--json', 'print JSON')
-  .action(async (options: { maxLag: string; json?: boolean }, command: Command) => {
+  .action(async (options: DoctorOptions, command: Command) => {
     const program = await programCheck();
     const programLine = `Program: Punchcard ${program.version}${program.singleExecutable ? ' (single executable)' : ''} on Node ${program.node}, `
       + `SQLite ${program.sqlite}, ${program.migrations} migrations.`;
@@ -112,23 +117,31 @@ export const doctorCommand = new Command('doctor')
     await doctorDatabase(options, command, program);
   });
 
-function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Command, program: Awaited<ReturnType<typeof programCheck>>) {
+function doctorDatabase(options: DoctorOptions, command: Command, program: Awaited<ReturnType<typeof programCheck>>) {
   return withStore(command, async ({ db }) => {
+    const rebuilt = options.rebuildFigures ? rebuildFigures(db) : null;
     const integrity = (db.pragma('quick_check') as { quick_check: string }[]).map((row) => row.quick_check);
     // A trigger, view, table or index no migration makes (or one changed or dropped): the server refuses to start on it.
     const schema = schemaDifferences(db, await bundledMigrations());
     const violations = checkLedger(db);
+    const figures = checkFigures(db);
+    const figuresInStep = figures.problems.length === 0 && figures.memberDays === 0;
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
     // A database no server has started on is not a healthy one: most likely --db names the wrong file.
     const projects = listProjects(db).length;
-    const healthy = integrity.length === 1 && integrity[0] === 'ok' && schema.length === 0 && violations.length === 0 && replication.problems.length === 0
+    const healthy = integrity.length === 1 && integrity[0] === 'ok' && schema.length === 0 && violations.length === 0 && figuresInStep
+      && replication.problems.length === 0
       && projects > 0;
     // Webhook backlogs are reported, not failed on: a receiver being down is not database damage.
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
     const coupons = couponHealth(db);
-    if (options.json) printJson({ healthy, program, integrity, schema, violations, projects, masterKey: { fingerprint: masterKey }, replication, webhooks, coupons });
+    if (options.json) {
+      printJson({ healthy, program, integrity, schema, violations, figures: { ...figures, rebuilt }, projects, masterKey: { fingerprint: masterKey },
+        replication, webhooks, coupons });
+    }
     else {
+      if (rebuilt) console.log(`Daily figures: recounted from the ledger (${rebuilt.rows} rows in ${rebuilt.ms} ms).`);
       console.log(`Webhooks: ${webhooks.pendingDeliveries} deliveries pending, ${webhooks.deadDeliveries} dead, ${webhooks.failedWebhooks} webhooks disabled`
         + `${webhooks.deadDeliveries > 0 ? ' (punchcard webhooks deliveries --project ID --status dead)' : ''}`);
       for (const w of webhooks.failing) {
@@ -144,8 +157,21 @@ function doctorDatabase(options: { maxLag: string; json?: boolean }, command: Co
       console.log(projects > 0 ? `Projects: ${projects}` : `Projects: none; no server has started on ${dbPath(command)} (is --db the right file?)`);
       console.log(violations.length === 0 ? 'Ledger: every balance equals the sum of its transactions.' : `Ledger: ${violations.length} problem(s):`);
       for (const v of violations) console.log(`  project ${v.projectId} member ${v.memberId}: ${v.problem}`);
+      printFigures(figures);
       for (const line of [...replication.problems, ...replication.warnings]) console.log(line);
     }
     if (!healthy) process.exitCode = 1;
   }, { foreignSchema: 'report' });
+}
+
+/** The daily figures' part of doctor's report: in step, or the rows that are not (at most 100) and how to fix them. */
+function printFigures(figures: FiguresCheck): void {
+  if (figures.problems.length === 0 && figures.memberDays === 0) {
+    console.log("Daily figures: in step with the ledger (the admin's Overview and `report points`).");
+    return;
+  }
+  console.log('Daily figures: out of step with the ledger; `punchcard doctor --rebuild-figures` recounts them:');
+  const values = (row: Record<string, number> | null) => (row ? Object.entries(row).map(([column, value]) => `${column} ${value}`).join(', ') : 'no row');
+  for (const p of figures.problems) console.log(`  project ${p.projectId} ${p.row}: the figures say ${values(p.figures)}; the ledger says ${values(p.ledger)}`);
+  if (figures.memberDays > 0) console.log(`  ${figures.memberDays} member(s) with a latest day of activity other than their ledger's`);
 }

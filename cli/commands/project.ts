@@ -27,9 +27,10 @@ projectCommand.command('set')
   .option('--points-expiry-days <days>', 'points expire this many days after they are earned; "off" to disable')
   .option('--welcome-bonus <points>', 'points a member gets once, when the widget first creates them')
   .option('--allow-origin <origins...>', 'let the widget run on these origins (https://shop.example), added to widget.allowedOrigins; "*" allows any')
+  .option('--value-per-point <amount-and-currency...>', 'what a point is worth, e.g. 0.01 EUR (the Overview shows the liability in money); "off" to clear')
   .option('--json', 'print JSON')
   .action((options: { project: string; fromJson?: string; name?: string; timezone?: string; pointsExpiryDays?: string; welcomeBonus?: string;
-    allowOrigin?: string[]; json?: boolean },
+    allowOrigin?: string[]; valuePerPoint?: string[]; json?: boolean },
     command: Command) => withStore(command, ({ db }) => {
     const patch: Record<string, unknown> = options.fromJson ? { ...(readJsonFile(options.fromJson) as Record<string, unknown>) } : {};
     if (options.name !== undefined) patch.name = options.name;
@@ -42,7 +43,16 @@ projectCommand.command('set')
       const current = getSettings(db, options.project).widget.allowedOrigins;
       patch.widget = { ...(patch.widget as object | undefined), allowedOrigins: [...new Set([...current, ...options.allowOrigin])] };
     }
+    if (options.valuePerPoint !== undefined) patch.valuePerPoint = valuePerPoint(options.valuePerPoint);
     const view = updateSettings(db, options.project, validate(projectPatchBody, patch));
     if (options.json) return printJson(view);
     console.log(`Updated project ${view.id}.`);
   }));
+
+/** `--value-per-point 0.01 EUR` (or `off`) as the setting; the project schema checks the amount and the code. */
+function valuePerPoint(words: string[]): { amount: number; currency: string } | null {
+  if (words.length === 1 && words[0] === 'off') return null;
+  const [amount, currency] = words;
+  if (words.length !== 2 || !/^\d+(\.\d+)?$/.test(amount!)) throw new Error(`--value-per-point takes an amount and a currency, e.g. 0.01 EUR, or "off" (got "${words.join(' ')}")`);
+  return { amount: Number(amount), currency: currency!.toUpperCase() };
+}

@@ -46,7 +46,5 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // OS. 32 MB made a leaderboard total's upsert about twice as cheap (bench/README); the cache
   // fills only with pages actually read, so a small shop's server stays small.
   db.pragma('cache_size = -32768');
-  // SQLite's lower() and LIKE fold ASCII letters only; member search folds every letter (Ünal, émilie).
-  db.function('lower_unicode', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   return db;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRawAsset, isSea } from 'node:sea';
 import Database from 'better-sqlite3';
+import { localDay } from '../shared/local-dates.ts';
 
 
 let addon: object | undefined;
@@ -49,9 +50,21 @@ function embeddedAddon(): object {
 
 /** Opens a SQLite file with better-sqlite3, from node_modules or from inside the single executable. */
 export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
-  if (!isSea()) return new Database(path, options);
   // better-sqlite3 takes its addon as a loaded object too (its docs), which @types/better-sqlite3
   // leaves out (it types `nativeBinding` as a path), hence Reflect.construct.
-  const db: Database.Database = Reflect.construct(Database, [path, { ...options, nativeBinding: embeddedAddon() }]);
+  const db: Database.Database = isSea() ? Reflect.construct(Database, [path, { ...options, nativeBinding: embeddedAddon() }]) : new Database(path, options);
+  addFunctions(db);
   return db;
+}
+
+/**
+ * The SQL functions of ours the schema uses, on every connection (the server's, the CLI's, the
+ * schema check's in-memory copy of the migrations): SQLite's lower() and LIKE fold ASCII letters
+ * only, and member search folds every letter (Ünal, émilie); the programme's daily figures count
+ * calendar days in the project's time zone, and recounting them from the ledger in SQL
+ * (migrations/0034) needs the same dates the postings counted on.
+ */
+function addFunctions(db: Database.Database): void {
+  db.function('lower_unicode', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  db.function('local_day', { deterministic: true }, localDay);
 }

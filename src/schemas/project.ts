@@ -79,4 +79,10 @@ export const projectPatchBody = v.strictObject({
   })),
   rateLimits: v.optional(v.strictObject({ apiKey: rate, member: rate, memberWrites: rate, promoFailures: rate })),
   admin: v.optional(v.strictObject({ ownerTotpRequired: v.optional(bool) })),
+  valuePerPoint: v.optional(v.nullable(v.strictObject({
+    // Counted to 6 decimals (src/domain/analytics/money.ts).
+    amount: v.pipe(v.number('must be a number'), v.finite('must be a finite number'), v.gtValue(0, 'must be more than 0'),
+      v.maxValue(1_000_000, 'must be at most 1000000')),
+    currency: v.picklist(Intl.supportedValuesOf('currency'), 'must be an ISO 4217 currency code such as USD or EUR'),
+  }, 'must be an object {amount, currency} or null'))),
 });

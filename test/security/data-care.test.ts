@@ -201,6 +201,8 @@ const ERASURE: Record<string, string> = {
   operator_sessions: 'operators\' sessions', operator_devices: 'operators\' sign-in devices',
   pending_points: 'deleted: imported points not yet available', imported_email_members: 'deleted: no one takes an erased member over',
   member_imports: 'which files were imported: names and counts, no member',
+  daily_figures: 'counts per day, reward, quest and earning source: no member',
+  daily_order_figures: 'order counts and revenue per day and segment: no member (an order\'s shopper key is the anonymised member row, or a guest email\'s one-way hash)',
 };
 
 describe('erasure reaches every copy and every link', { timeout: 60_000 }, () => {

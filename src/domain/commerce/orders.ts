@@ -6,7 +6,8 @@ import { memberById, type MemberRow } from '../members/members.ts';
 import { earn } from '../multipliers/earn.ts';
 import { getSettings } from '../project/settings.ts';
 import { convertReferral } from '../referrals/referrals.ts';
-import { memberForShopper } from './customers.ts';
+import { countOrder, orderRevenue, shopperOf } from '../analytics/order-figures.ts';
+import { cleanEmail, memberForShopper } from './customers.ts';
 import type { OrderPayload } from './payloads.ts';
 import { orderPoints, refundedPoints, type OrderFacts } from './points-math.ts';
 import type { StoreSettings } from './store-settings.ts';
@@ -26,10 +27,13 @@ interface OrderRow {
   refunded_points: number;
   shortfall: number;
   excluded: string | null;
+  shopper: string | null;
+  revenue_cents: number | null;
+  created_at: string;
 }
 
-const ORDER_SELECT = `SELECT id, member_id, status, version, full_points, awarded, net_points, refunded_points, shortfall, excluded
-  FROM commerce_orders`;
+const ORDER_SELECT = `SELECT id, member_id, status, version, full_points, awarded, net_points, refunded_points, shortfall, excluded,
+  shopper, revenue_cents, created_at FROM commerce_orders`;
 
 /** What happened to a delivery, for its answer (WooCommerce logs it). */
 export type OrderOutcome = 'stale' | 'excluded' | 'recorded' | 'updated';
@@ -49,6 +53,9 @@ function exclusion(order: OrderPayload, settings: StoreSettings, member: MemberR
   if (settings.minOrderAmount !== null && order.total < Math.round(settings.minOrderAmount * 100)) return `total below the minimum order amount ${settings.minOrderAmount}`;
   return null;
 }
+
+/** The order's currency as an ISO 4217 code, or null when the store sent none (or something else). */
+const currencyOf = (order: OrderPayload) => (order.currency !== null && /^[A-Z]{3}$/.test(order.currency) ? order.currency : null);
 
 /** The order's modification time as WooCommerce sends it; an order without one is always the latest. */
 const versionOf = (order: OrderPayload) => order.date_modified_gmt ?? order.date_modified ?? '';
@@ -163,9 +170,15 @@ export function applyOrder(db: Db, store: StoreRow, settings: StoreSettings, ord
     }
     // What the member holds from the order beyond what it is worth now: taken back when it can be, else owed.
     row.shortfall = Math.max(row.net_points - (row.awarded === 1 ? row.full_points! - row.refunded_points : 0), 0);
-    stmt(db, `UPDATE commerce_orders SET status = ?, version = ?, full_points = ?, awarded = ?, net_points = ?, refunded_points = ?, shortfall = ?,
-      updated_at = ? WHERE id = ?`).run(order.status, version === '' ? row.version : version, row.full_points, row.awarded, row.net_points,
-      row.refunded_points, row.shortfall, at, row.id);
+    // Every order counts in the programme's figures, member or not (src/domain/analytics/order-figures.ts).
+    const shopper = row.shopper ?? shopperOf(store.project_id, row.member_id, cleanEmail(order.billing.email));
+    const revenue = orderRevenue(order.status, order.total, refundedCents);
+    const change = { projectId: store.project_id, receivedAt: row.created_at, memberId: row.member_id, shopper, before: row.revenue_cents, after: revenue };
+    const saved = row;
+    countOrder(db, change, () => stmt(db, `UPDATE commerce_orders SET status = ?, version = ?, full_points = ?, awarded = ?, net_points = ?,
+      refunded_points = ?, shortfall = ?, total_cents = ?, currency = ?, shopper = ?, revenue_cents = ?, updated_at = ? WHERE id = ?`)
+      .run(order.status, version === '' ? saved.version : version, saved.full_points, saved.awarded, saved.net_points, saved.refunded_points,
+        saved.shortfall, order.total, currencyOf(order), shopper, revenue, at, saved.id));
     if (row.excluded !== null) return 'excluded';
     return isNew ? 'recorded' : 'updated';
   });

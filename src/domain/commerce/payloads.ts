@@ -39,6 +39,7 @@ export const orderPayload = v.object({
   date_modified_gmt: optionalDate,
   date_modified: optionalDate,
   total: money,
+  currency: optionalText,
   shipping_total: optionalMoney,
   shipping_tax: optionalMoney,
   total_tax: optionalMoney,

@@ -10,6 +10,7 @@ import { projectContext } from '../project/project-context.ts';
 import { addToLeaderboards } from '../leaderboard/leaderboard.ts';
 import { emit } from '../events/record-event.ts';
 import { MAX_POSTING } from '../../shared/value-schemas.ts';
+import { countPosting } from '../analytics/figures.ts';
 
 /** IMPORTED: points brought over from another programme (members import), docs/operations.md. */
 export type TransactionType = 'EARNED' | 'REDEEMED' | 'SPENT' | 'DEDUCTED' | 'REFUNDED' | 'EXPIRED' | 'IMPORTED';
@@ -117,9 +118,11 @@ export function postToLedger(db: Db, member: MemberRow, posting: Posting, now: D
       stmt(db, 'INSERT INTO point_lots (transaction_id, project_id, member_id, remaining, expires_at) VALUES (?, ?, ?, ?, ?)')
         .run(lastInsertRowid, row.project_id, row.member_id, row.amount, row.expires_at);
     }
-    stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ? WHERE id = ?')
-      .run(balance, earned, row.created_at, current.id);
-    const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at };
+    // The daily figures count the row in this transaction (src/domain/analytics/figures.ts).
+    const activeDay = countPosting(db, current, row, now);
+    stmt(db, 'UPDATE members SET points = ?, total_points_earned = ?, updated_at = ?, active_day = ? WHERE id = ?')
+      .run(balance, earned, row.created_at, activeDay, current.id);
+    const updated = { ...current, points: balance, total_points_earned: earned, updated_at: row.created_at, active_day: activeDay };
     emitPosting(db, updated, row, now);
     if (posting.amount > 0) {
       evaluateBadgeCriteria(db, updated, 'totalPointsEarned', now, { from: current.total_points_earned, to: earned });

@@ -9,6 +9,7 @@ import { levelFor } from '../levels/member-level.ts';
 import type { Level } from '../catalog/level-kind.ts';
 import { projectContext } from '../project/project-context.ts';
 import { emit } from '../events/record-event.ts';
+import { countNewMember } from '../analytics/figures.ts';
 
 export interface MemberRow {
   /** Internal row id; foreign keys point here. */
@@ -33,6 +34,8 @@ export interface MemberRow {
   erased_at: string | null;
   /** The lowest level the member holds whatever their lifetime points: a tier kept from another programme (0 = none). */
   level_floor: number;
+  /** The latest local day the member earned or spent (the daily figures' active members); null before the first. */
+  active_day: string | null;
 }
 
 /** The member as the server API returns it (SPEC 2, Member). */
@@ -95,19 +98,19 @@ type MemberValues = [
   id: number, public_id: string, project_id: string, external_id: string, email: string | null, name: string | null, avatar_url: string | null,
   phone: string | null, date_of_birth: string | null, metadata: string, points: number, total_points_earned: number,
   current_streak: number, longest_streak: number, last_checkin_at: string | null, created_at: string, updated_at: string,
-  erased_at: string | null, level_floor: number,
+  erased_at: string | null, level_floor: number, active_day: string | null,
 ];
 
 const MEMBER_COLUMNS = `id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points,
-  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor`;
+  total_points_earned, current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor, active_day`;
 const MEMBER_SELECT = `SELECT ${MEMBER_COLUMNS} FROM members`;
 
 function toRow(values: MemberValues): MemberRow {
   const [id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
-    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor] = values;
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor, active_day] = values;
   return {
     id, public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth, metadata, points, total_points_earned,
-    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor,
+    current_streak, longest_streak, last_checkin_at, created_at, updated_at, erased_at, level_floor, active_day,
   };
 }
 
@@ -198,6 +201,7 @@ function insertMember(db: Db, projectId: string, externalId: string, profile: Me
     newId('mem'), projectId, externalId, profile.email ?? null, profile.name ?? null, profile.avatarUrl ?? null, profile.phone ?? null,
     profile.dateOfBirth ?? null, JSON.stringify(profile.metadata ?? {}), at, at)!;
   beforeCommit(db, 'index new members', () => indexNewMembers(db));
+  countNewMember(db, projectId, now);
   return toRow(values);
 }
 

@@ -6,6 +6,7 @@ import { isPlainObject } from '../../shared/objects.ts';
 import { badRequest } from '../../shared/errors.ts';
 import { getProject, type Project } from './projects.ts';
 import { projectContext, type ProjectContext } from './project-context.ts';
+import { rebuildFigures } from '../analytics/recount.ts';
 
 export const LANGUAGES = ['en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'ko', 'zh-CN', 'ar', 'he'] as const;
 export const FEATURES = ['points', 'rewards', 'quests', 'badges', 'games', 'checkin', 'referrals', 'promo', 'share', 'leaderboard'] as const;
@@ -61,6 +62,8 @@ export interface Settings {
   rateLimits: ProjectRateLimits;
   /** The web admin: owners must sign in with a second factor (TOTP) to act on this project. */
   admin: { ownerTotpRequired: boolean };
+  /** What one point is worth to the shop (an ISO 4217 currency): the Overview shows points outstanding in money with it; null = not set. */
+  valuePerPoint: { amount: number; currency: string } | null;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -83,6 +86,7 @@ export const DEFAULT_SETTINGS: Settings = {
   },
   rateLimits: { apiKey: null, member: null, memberWrites: null, promoFailures: null },
   admin: { ownerTotpRequired: false },
+  valuePerPoint: null,
 };
 
 /** Objects merge key by key; anything else (arrays included) replaces. */
@@ -143,6 +147,8 @@ export function updateSettings(db: Db, projectId: string, patch: SettingsPatch):
       projectId,
     );
     cachedRowsChanged(db);
+    // The daily figures count days in the project's time zone: recounted in the new one, in this transaction.
+    if (timezone !== undefined && timezone !== current.timezone) rebuildFigures(db, projectId);
     return projectView(db, projectId);
   });
 }

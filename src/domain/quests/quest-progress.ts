@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids.ts';
 import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
 import { earn, type Earned } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
+import { countCompletion } from '../analytics/figures.ts';
 
 interface ProgressRow {
   id: number;
@@ -125,6 +126,7 @@ function finish(db: Db, quest: Quest, member: MemberRow, row: ProgressRow, actor
   stmt(db, `UPDATE quest_progress SET progress = target_count, status = 'COMPLETED', points_awarded = ?, base_points = ?, multiplier = ?,
     multiplier_event_name = ?, transaction_id = ?, updated_at = ?, completed_at = ? WHERE id = ?`)
     .run(earned.pointsAwarded, earned.basePoints, earned.multiplier, earned.multiplierEvent?.name ?? null, earned.transaction?.id ?? null, at, at, row.id);
+  countCompletion(db, member.project_id, quest.id, earned.pointsAwarded, now);
   const completed = stmt<ProgressRow>(db, `${PROGRESS_SELECT} WHERE id = ?`).get(row.id)!;
   const fresh = memberById(db, member.id);
   if (quest.badgeId !== null) {

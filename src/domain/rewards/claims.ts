@@ -12,6 +12,7 @@ import { postToLedger } from '../ledger/ledger.ts';
 import { memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { emit } from '../events/record-event.ts';
 import { couponStore, enqueueCoupon, newCouponCode } from '../commerce/coupons.ts';
+import { countClaim } from '../analytics/figures.ts';
 
 /** A reward as one member sees it (SPEC 2, Reward widget view). `stockRemaining` null = unlimited. */
 export interface RewardView {
@@ -163,6 +164,7 @@ export function claimReward(db: Db, reward: Reward, member: MemberRow, options: 
     const { lastInsertRowid } = stmt(db, `INSERT INTO reward_claims (public_id, project_id, reward_id, member_id, points_spent, via, coupon_code, status,
       transaction_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
       .run(publicId, member.project_id, reward.id, member.id, pointsSpent, options.via, code, INITIAL_STATUS[reward.type], spent?.transaction.id ?? null, at, at);
+    countClaim(db, member.project_id, reward.id, pointsSpent, now);
     if (store && reward.discountConfig) {
       const { type, value } = reward.discountConfig;
       enqueueCoupon(db, { store, claimRowId: Number(lastInsertRowid), code: newCouponCode(), discountType: type, discountCents: Math.round(value * 100), member }, now);

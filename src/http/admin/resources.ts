@@ -1,4 +1,5 @@
 import { accountRoutes } from './account.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { auditRoutes } from './audit.ts';
 import { backupRoutes } from './backups.ts';
 import { catalogRoutes } from './catalog.ts';
@@ -14,5 +15,5 @@ import { webhookRoutes } from './webhooks.ts';
 export const accountResources = [accountRoutes];
 
 /** /api/admin/projects/:projectId: one file per resource; a new one is one more entry here. */
-export const projectResources = [memberRoutes, catalogRoutes, claimRoutes, projectRoutes, keyRoutes, webhookRoutes, integrationRoutes, operatorRoutes,
+export const projectResources = [analyticsRoutes, memberRoutes, catalogRoutes, claimRoutes, projectRoutes, keyRoutes, webhookRoutes, integrationRoutes, operatorRoutes,
   backupRoutes, auditRoutes];

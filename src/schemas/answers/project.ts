@@ -38,4 +38,5 @@ export const projectAnswer = v.pipe(v.object({
   widget: v.object({ ...widgetSettings.entries, allowedOrigins: v.array(str) }),
   rateLimits: v.object({ apiKey: limit, member: limit, memberWrites: limit, promoFailures: limit }),
   admin: v.object({ ownerTotpRequired: bool }),
+  valuePerPoint: nullable(v.object({ amount: v.number(), currency: str })),
 }), v.title('Project'));

@@ -3,6 +3,7 @@ import { stmt } from '../../../db/statements.ts';
 import { atomically } from '../../../db/transaction.ts';
 import { addMs, DAY_MS } from '../../../shared/clock.ts';
 import { badRequest } from '../../../shared/errors.ts';
+import { moveJoinDate } from '../../analytics/figures.ts';
 import { levelFor } from '../../levels/member-level.ts';
 import { expireDuePoints, postToLedger } from '../../ledger/ledger.ts';
 import { addPendingPoints, dropPendingPoints, hasPendingFrom } from '../../ledger/pending.ts';
@@ -123,7 +124,11 @@ function memberFor(db: Db, projectId: string, row: ImportRow, joinedAt: Date | u
   upsertMember(db, projectId, { externalId, ...profile }, now);
   const member = findMember(db, projectId, externalId)!;
   // When they joined the old programme: member lists sort by it.
-  if (joinedAt) stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(joinedAt.toISOString(), member.id);
+  if (joinedAt) {
+    stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(joinedAt.toISOString(), member.id);
+    // The daily figures count them as new on the day they joined.
+    moveJoinDate(db, projectId, now, joinedAt);
+  }
   if (row.externalId === undefined) markImportedByEmail(db, member.id);
   return { member, created: true };
 }
