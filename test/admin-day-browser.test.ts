@@ -35,13 +35,21 @@ async function redeem(reward: string, externalId: string): Promise<string> {
   return res.body.claim.id as string;
 }
 
+const DAY = 86_400_000;
+
 /** A shop with a few weeks of a programme: members, points, a catalog of every kind and claims waiting. */
 async function seedShop() {
   const people = [['alice', 'Alice Martin', 900], ['bob', 'Bob Chen', 400], ['carol', 'Carol Diaz', 1600], ['dan', 'Dan Okafor', 120], ['eve', 'Eve Berg', 60]] as const;
+  // Two weeks of it: a member joins every other day and earns twice, so the Overview's days differ.
+  server.clock.advance(-14 * DAY);
   for (const [externalId, name, points] of people) {
     expect((await server.api.post('/api/v1/members', { externalId, name, email: `${externalId}@example.com` })).status).toBe(201);
-    expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points, description: 'Order' })).status).toBe(200);
+    expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: points - 50, description: 'Order' })).status).toBe(200);
+    server.clock.advance(DAY);
+    expect((await server.api.post(`/api/v1/members/${externalId}/points`, { amount: 50, description: 'Review' })).status).toBe(200);
+    server.clock.advance(DAY);
   }
+  server.clock.current = new Date();
   rewards.tote = await create('rewards', { name: 'Tote bag', type: 'PHYSICAL', pointsCost: 300 });
   rewards.tree = await create('rewards', { name: 'Plant a tree', type: 'CUSTOM', pointsCost: 100 });
   rewards.trip = await create('rewards', { name: 'Weekend trip', type: 'RAFFLE', pointsCost: 20 });
@@ -124,6 +132,59 @@ describe("an owner's first day", { timeout: 60_000 }, () => {
     secrets.push({ value: session!.value });
   });
 
+  it('reads the Overview: the figures of the API, drawn by uPlot, in tables and as CSV, under the strict policy', async () => {
+    const { page } = owner;
+    await visit(page, at('overview?range=30'), 'Overview');
+    const figures = await page.evaluate(async (path) => (await fetch(path)).json(), api('overview?range=30')) as {
+      from: string; to: string; totals: { pointsIssued: number; pointsRedeemed: number; members: number };
+      days: { date: string; issued: number; redeemed: number; expired: number; newMembers: number; activeMembers: number; outstanding: number }[];
+    };
+    expect(figures.totals).toMatchObject({ members: 5, pointsIssued: 3080, pointsRedeemed: 470 });
+    const stat = (name: string) => page.locator('.stat', { has: page.getByText(name, { exact: true }) }).locator('dd').textContent();
+    await expect(stat('Points issued')).resolves.toBe('3,080');
+    await expect(stat('Points redeemed')).resolves.toBe('470');
+    await expect(stat('Redemption rate')).resolves.toBe('15.3%');
+    // Three charts drawn on their canvases (pixels painted), each named for screen readers.
+    const charts = page.locator('.chart');
+    await expect(charts.count()).resolves.toBe(3);
+    const painted = await page.locator('.plot canvas').evaluateAll((canvases) => canvases.map((canvas) => {
+      const c = canvas as HTMLCanvasElement;
+      const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) ink++;
+      return c.width > 100 && ink > 500;
+    }));
+    expect(painted).toEqual([true, true, true]);
+    await expect(page.getByRole('img', { name: /^Chart: Points per day, / }).count()).resolves.toBe(1);
+    // The same figures in the chart's table and its CSV.
+    const points = charts.filter({ has: page.getByRole('heading', { name: 'Points per day' }) });
+    await points.getByText('Show the figures as a table').click();
+    const rows = await points.getByRole('table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent)));
+    expect(rows).toHaveLength(30);
+    const format = (n: number) => n.toLocaleString('en');
+    expect(rows.map((row) => row.slice(1))).toEqual(figures.days.map((day) => [format(day.issued), format(day.redeemed), format(day.expired)]));
+    const csv = await download(page, () => points.getByRole('button', { name: 'Download CSV: Points per day' }).click());
+    expect(csv.name).toBe('points-per-day.csv');
+    expect(csv.text.trim().split('\n')).toEqual(['Day,Points issued,Points redeemed,Points expired',
+      ...figures.days.map((day) => `${day.date},${day.issued},${day.redeemed},${day.expired}`)]);
+    // The points-accounting table is the points report's, and its CSV the server's.
+    const report = await page.evaluate(async (path) => (await fetch(path)).json(), api(`points-report?from=${figures.from}&to=${figures.to}`)) as
+      { days: { outstandingEnd: number; earned: number }[] };
+    const accounting = page.getByRole('table', { name: /^Points accounting, / });
+    const ends = await accounting.locator('tbody tr td:last-child').allTextContents();
+    expect(ends).toEqual(report.days.map((day) => format(day.outstandingEnd)));
+    expect(report.days.at(-1)!.outstandingEnd).toBe(figures.days.at(-1)!.outstanding);
+    const reportCsv = await download(page, () => page.getByRole('link', { name: 'Download CSV' }).last().click());
+    expect(reportCsv.name).toBe('points-report.csv');
+    expect(reportCsv.text.trim().split('\n')).toHaveLength(31);
+    // Another range: seven days, and the address keeps it.
+    await page.getByLabel('Last 7 days').check();
+    await page.waitForURL(/range=7/);
+    await settled(page);
+    await expect(points.getByRole('table').locator('tbody tr').count()).resolves.toBe(7);
+    expect(owner.problems).toEqual([]);
+  });
+
   it('finds a member and adjusts their points with a reason: a double click posts once', async () => {
     const { page } = owner;
     await visit(page, at('members'), 'Members');
@@ -149,7 +210,7 @@ describe("an owner's first day", { timeout: 60_000 }, () => {
     await settled(page);
     await expect(page.getByTestId('balance').textContent()).resolves.toBe('900');
     const history = page.getByRole('table', { name: 'History' });
-    await expect(history.locator('tbody tr').first().textContent()).resolves.toMatch(/Earned\+50900apiadmin:opr_\w+Welcome gift$/);
+    await expect(history.locator('tbody tr').first().textContent()).resolves.toMatch(/Earned\+50900API and adjustmentsadmin:opr_\w+Welcome gift$/);
     const postings = (await server.api.get('/api/v1/members/alice/points?history=true&limit=100')).body.transactions.filter((t: { description: string }) => t.description === 'Welcome gift');
     expect(postings).toHaveLength(1);
   });
@@ -212,22 +273,28 @@ describe("an owner's first day", { timeout: 60_000 }, () => {
     ]);
     expect(rows).toContainEqual(expect.stringMatching(/\(command line\)admin inviteolivia@shop\.example/));
     expect(rows).toContainEqual(expect.stringMatching(/sk_live_\w+ \(API key\)POST \/members\/:externalId\/pointsalice/));
-    // Filtered: the day of the project (a date field), and an action's beginning.
-    const today = server.clock.now().toISOString().slice(0, 10);
-    await page.getByLabel('From').fill(today);
-    await page.getByLabel('To').fill(today);
+    // Filtered by an action's beginning: the API's ten awards of the last two weeks and today's adjustment.
     await page.getByLabel('Action').fill('POST /members/');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/action=/);
     await settled(page);
-    const filtered = await table.locator('tbody tr').allTextContents();
-    expect(filtered.length).toBeGreaterThan(5);
-    expect(filtered.every((row) => row.includes('POST /members/:externalId/points'))).toBe(true);
+    const byAction = await table.locator('tbody tr').allTextContents();
+    expect(byAction).toHaveLength(11);
+    expect(byAction.every((row) => row.includes('POST /members/:externalId/points'))).toBe(true);
+    // And by day, in the project's calendar (date fields): today's alone.
+    const today = server.clock.now().toISOString().slice(0, 10);
+    await page.getByLabel('From').fill(today);
+    await page.getByLabel('To').fill(today);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/to=/);
+    await settled(page);
+    await expect(table.locator('tbody tr').allTextContents()).resolves.toEqual([expect.stringMatching(/olivia@shop\.example \(operator\).*Welcome gift/)]);
     const csv = await download(page, () => page.getByRole('link', { name: 'Download CSV' }).click());
     expect(csv.name).toBe('audit.csv');
     const lines = csv.text.trim().split('\n');
     expect(lines[0]).toBe('id,at,actor.type,actor.id,actor.label,action,target,summary');
-    expect(lines).toHaveLength(filtered.length + 1);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('Welcome gift');
     expect(owner.problems).toEqual([]);
   });
 });
@@ -379,5 +446,50 @@ describe('every page, with real data', { timeout: 120_000 }, () => {
       const holders = everything.filter((answer) => answer.body.includes(secret.value)).map((answer) => `${answer.method} ${answer.path.split('?')[0]}`);
       expect(holders, `${secret.value.slice(0, 8)}…`).toEqual(secret.shownBy ? [secret.shownBy] : []);
     }
+  });
+});
+
+describe('members past the 10,000 a page may reach', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    // A shop that moved over from another programme: ten thousand members and more, imported through the API.
+    for (let batch = 0; batch < 10; batch++) {
+      const rows = Array.from({ length: 1000 }, (_, i) => ({ externalId: `moved-${batch * 1000 + i}`, balance: (i * 7) % 500 }));
+      const res = await server.api.post('/api/v1/members/import', { batchId: `moved-${batch}`, importKey: 'moved', rows });
+      expect(res.status, res.text).toBe(200);
+    }
+  }, 60_000);
+
+  it('pages on by the server\'s cursor past the 10,000th, back again, and the CSV has every member', async () => {
+    const { page } = owner;
+    await visit(page, at('members?offset=9950'), 'Members');
+    const pager = page.getByRole('navigation', { name: 'Pages' });
+    await expect(pager.locator('span').first().textContent()).resolves.toBe('9,951–10,000 of 10,005');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await page.waitForURL(/cursor=.+&page=201/);
+    await settled(page);
+    await expect(pager.locator('span').first().textContent()).resolves.toBe('10,001–10,005 of 10,005');
+    // The five members who joined first, oldest last.
+    await expect(page.getByRole('table', { name: 'Members' }).locator('tbody tr td:first-child').allTextContents()).resolves
+      .toEqual(['eve', 'dan', 'carol', 'bob', 'alice']);
+    await expect(pager.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await page.waitForURL(at('members?offset=9950'));
+    await settled(page);
+    await expect(pager.locator('span').first().textContent()).resolves.toBe('9,951–10,000 of 10,005');
+    // Sorted another way, a page cannot reach past 10,000: the pager says what to do instead.
+    await visit(page, at('members?sort=points&order=desc&offset=9950'), 'Members');
+    await expect(pager.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
+    await pager.getByText('Pages this deep are listed newest first only').waitFor();
+    const deeper = await page.evaluate(async (path) => {
+      const res = await fetch(path);
+      return { status: res.status, body: await res.json() };
+    }, api('members?sort=points&offset=10000'));
+    expect(deeper).toEqual({ status: 400, body: { error: 'Bad Request', message: expect.stringMatching(/offset \+ limit must be at most 10000/) } });
+    const csv = await download(page, () => page.getByRole('link', { name: 'Download CSV' }).click());
+    const lines = csv.text.trim().split('\n');
+    expect(lines).toHaveLength(10_006);
+    expect(lines.slice(1, 3).map((line) => line.split(',')[1])).toEqual(['carol', 'alice']);
+    expect(new Set(lines.slice(1).map((line) => line.split(',')[1])).size).toBe(10_005);
+    expect(owner.problems).toEqual([]);
   });
 });

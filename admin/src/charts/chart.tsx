@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import { fill, formatDay, formatMoney, formatNumber, words } from '../i18n/words.ts';
+import { fill, formatCompact, formatDay, formatMoney, formatNumber, words } from '../i18n/words.ts';
 import { ScrollTable } from '../ui/scroll.tsx';
 import { CsvButton } from './csv.tsx';
 
@@ -44,8 +44,9 @@ export function Chart({ title, days, series, file }: ChartProps) {
       scales: { x: { time: true } },
       axes: [
         {},
-        { values: (_, ticks) => ticks.map((tick) => formatNumber(tick)), size: 60 },
-        ...(money ? [{ scale: 'money', side: 1, grid: { show: false }, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map((tick) => formatMoney({ amount: tick, currency: money })) }] : []),
+        { values: (_, ticks) => ticks.map((tick) => formatCompact(tick)), size: 56 },
+        ...(money ? [{ scale: 'money', side: 1, grid: { show: false }, size: 64,
+          values: (_: uPlot, ticks: number[]) => ticks.map((tick) => formatMoney({ amount: tick, currency: money }, { compact: true })) }] : []),
       ],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: days.length <= 31 }, ...(s.money ? { scale: 'money' } : {}) }))],
     }, [days.map(at), ...series.map((s) => s.values)], element);

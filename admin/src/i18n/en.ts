@@ -138,9 +138,11 @@ export const en = {
       outstandingEnd: 'Outstanding at end',
     },
   },
+  /** The ledger's `source` of each posting: where points came from or went. */
   sources: {
-    quest: 'Quests', event: 'Events', game: 'Games', checkin: 'Check-ins', share: 'Sharing', order: 'Orders', community: 'Community',
-    referral: 'Referrals', promo: 'Promo codes', welcome: 'Welcome bonus', manual: 'Adjustments', admin: 'Admin adjustments',
+    api: 'API and adjustments', quest: 'Quests', event: 'Events', game: 'Games', checkin: 'Check-ins', share: 'Sharing', order: 'Orders',
+    community: 'Community', referral: 'Referrals', promo: 'Promo codes', reward: 'Rewards', welcome: 'Welcome bonus', badge: 'Badges',
+    expiry: 'Expiry', import: 'Imported balances',
   },
   members: {
     search: 'Search by id, email or name',

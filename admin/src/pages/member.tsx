@@ -1,5 +1,5 @@
 import { API, api, query } from '../api.ts';
-import { fill, formatDateTime, formatNumber, words } from '../i18n/words.ts';
+import { fill, formatDateTime, formatNumber, sourceName, words } from '../i18n/words.ts';
 import { navigate, projectHref } from '../router.ts';
 import { allows, type PageProps } from '../session.ts';
 import { TypedConfirm } from '../ui/confirm.tsx';
@@ -93,7 +93,7 @@ export default function MemberPage({ project, params, query: params2 }: PageProp
           { key: 'type', label: w.type, render: (t) => words.transactionTypes[t.type as keyof typeof words.transactionTypes] ?? t.type },
           { key: 'amount', label: w.amount, numeric: true, render: (t) => (t.amount > 0 ? `+${formatNumber(t.amount)}` : formatNumber(t.amount)) },
           { key: 'balance', label: w.balanceAfter, numeric: true, render: (t) => formatNumber(t.balance) },
-          { key: 'source', label: w.source, render: (t) => t.source },
+          { key: 'source', label: w.source, render: (t) => sourceName(t.source) },
           { key: 'actor', label: w.actor, render: (t) => t.actor },
           { key: 'description', label: w.description, render: (t) => t.description ?? '' },
         ]} />
