@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
-import { ADMIN_PASSWORD, AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
+import { ADMIN_PASSWORD, makeOperator, projectPath } from './helpers/admin.ts';
 import { ARTIFACTS, axeViolations, launchChromium, openTab, settled, signInThroughPage, visit, type AdminTab } from './helpers/admin-browser.ts';
 import { punchcard } from './helpers/cli.ts';
 import { startTestServer, TestClock, type TestServer } from './helpers/server.ts';
@@ -86,7 +86,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const alert = (page: Page) => page.getByRole('alert');
 const status = (page: Page) => page.getByRole('status').filter({ hasText: /\S/ });
 const readDownload = async (download: Download) => readFileSync((await download.path())!, 'utf8');
 const download = async (page: Page, click: () => Promise<void>) => {

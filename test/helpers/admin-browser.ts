@@ -68,7 +68,7 @@ export async function signInThroughPage(page: Page, email: string, password: str
 
 /** Waits until the page has loaded what it shows: no "Loading…", nothing busy, no form at work. */
 export async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => !/Loading…|Working…/.test(document.body.innerText) && !document.querySelector('[aria-busy="true"]'));
+  await page.waitForFunction(() => !/Loading…|Working…/.test(document.body.textContent ?? "") && !document.querySelector('[aria-busy="true"]'));
 }
 
 /**

@@ -94,18 +94,17 @@ const FILTERED = `FROM audit_log WHERE project_id = @projectId
   AND (@target IS NULL OR target = @target)
   AND (@from IS NULL OR at >= @from) AND (@to IS NULL OR at < @to)`;
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const dayStart = (day: string, timeZone: string) => wallClockInstant(`${day}T00:00:00`, timeZone).toISOString();
 
 /**
  * The instants of a filter's `from` and `to` as the admin gives them: a day (YYYY-MM-DD) is the
- * project's local day, `from` from its first moment and `to` through its last; an ISO date-time is
- * that instant (`to` excluded).
+ * project's local day, `from` from its first moment and `to` through its last; an instant (a
+ * parsed ISO date-time) is itself (`to` excluded).
  */
-export function auditPeriod(db: Db, projectId: string, period: { from?: string | undefined; to?: string | undefined }): { from?: string; to?: string } {
+export function auditPeriod(db: Db, projectId: string, period: { from?: string | Date | undefined; to?: string | Date | undefined }): { from?: string; to?: string } {
   const timeZone = projectTimeZone(db, projectId);
-  const instant = (value: string | undefined, day: (value: string) => string) =>
-    (value === undefined ? undefined : DAY.test(value) ? day(value) : new Date(value).toISOString());
+  const instant = (value: string | Date | undefined, day: (value: string) => string) =>
+    (value === undefined ? undefined : value instanceof Date ? value.toISOString() : day(value));
   const from = instant(period.from, (day) => dayStart(day, timeZone));
   const to = instant(period.to, (day) => dayStart(shiftDate(day, 1), timeZone));
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };

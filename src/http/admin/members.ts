@@ -22,7 +22,7 @@ const memberListQuery = v.pipe(
   v.check((q) => q.format === 'csv' || q.offset + q.limit <= MEMBER_PAGE_REACH,
     `offset + limit must be at most ${MEMBER_PAGE_REACH}: page on with pagination.next (the cursor, newest first), or narrow the search`),
   v.check((q) => q.cursor === undefined || (q.search === undefined && q.offset === 0 && (q.sort ?? 'createdAt') === 'createdAt' && q.order !== 'asc'),
-    'cursor continues the listing newest first without search: give it without search, offset or another sort'),
+    'cursor continues a listing without search, newest first: give it without search, offset or another sort'),
 );
 
 /** Members: search, profile, history, adjust points, export and erase; the same domain functions as /api/v1/members. */
