@@ -182,6 +182,11 @@ describe("an owner's first day", { timeout: 60_000 }, () => {
     await settled(page);
     await expect(points.getByRole('table').locator('tbody tr').count()).resolves.toBe(7);
     expect(owner.problems).toEqual([]);
+    // The watch would have seen it: a style attribute (what a chart library might write) is blocked and reported.
+    await page.evaluate(() => document.body.append(Object.assign(document.createElement('div'), { className: 'probe' })));
+    await page.locator('.probe').evaluate((probe) => probe.setAttribute('style', 'color: red'));
+    await expect.poll(() => owner.problems).toEqual([expect.stringMatching(/^CSP style-src-attr blocked inline/)]);
+    owner.problems.length = 0;
   });
 
   it('finds a member and adjusts their points with a reason: a double click posts once', async () => {
