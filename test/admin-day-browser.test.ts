@@ -158,6 +158,7 @@ describe("an owner's first day", { timeout: 60_000 }, () => {
     // The same figures in the chart's table and its CSV.
     const points = charts.filter({ has: page.getByRole('heading', { name: 'Points per day' }) });
     await points.getByText('Show the figures as a table').click();
+    await points.getByRole('table').locator('tbody tr').nth(29).waitFor();
     const rows = await points.getByRole('table').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (cell) => cell.textContent)));
     expect(rows).toHaveLength(30);
     const format = (n: number) => n.toLocaleString('en');
@@ -436,7 +437,8 @@ describe('every page, with real data', { timeout: 120_000 }, () => {
         await visit(page, at(path.replace(':game', game).replace(':webhook', webhook)), heading);
         if (!process.env.NOAXE) expect(await axeViolations(page), `${path} at ${width}`).toEqual([]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth), `${path} is wider than the screen`).toBeLessThanOrEqual(width);
-        if (process.env.SHOTS) await page.screenshot({ path: join(ARTIFACTS, `admin-${path.split('?')[0]!.replaceAll('/', '-').replace(/:\w+/, 'item')}-${width}.png`), fullPage: true });
+        // Every page's picture on request (docs/images/ holds a few of them, made this way): they cost a fifth of the run.
+        if (process.env.ADMIN_SCREENSHOTS) await page.screenshot({ path: join(ARTIFACTS, `admin-${path.split('?')[0]!.replaceAll('/', '-').replace(/:\w+/, 'item')}-${width}.png`) });
       }
       expect(owner.problems).toEqual([]);
     });
