@@ -372,6 +372,14 @@ describe('what each role may do, as the pages show it and the server holds it', 
     await visit(page, at('claims'), 'Claims');
     await page.getByRole('button', { name: 'Mark fulfilled: Tote bag for carol' }).click();
     await page.getByRole('table', { name: 'Claims' }).getByText('carol').waitFor({ state: 'detached' });
+    // A game's odds in the preview follow its showOdds, as the widget API answers them.
+    await visit(page, at('catalog/games'), 'Catalog');
+    await page.getByRole('link', { name: 'Lucky wheel' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Lucky wheel' }).waitFor();
+    const prizes = page.frameLocator('iframe[title="Widget preview"]').locator('[data-punchcard]').getByRole('list', { name: 'What you can win' });
+    await expect.poll(() => prizes.locator('li').allTextContents()).toEqual(['Fifty', 'Nothing']);
+    await page.getByLabel('Show each prize\'s odds to shoppers').check();
+    await expect.poll(() => prizes.locator('li').allTextContents()).toEqual(['Fifty · 25% chance', 'Nothing · 75% chance']);
     await visit(page, at('widget'), 'Widget');
     await page.getByLabel('Launcher text').fill('Bean Club');
     // The preview shows the launcher as shoppers will see it, before saving.

@@ -66,8 +66,15 @@ export async function signInThroughPage(page: Page, email: string, password: str
   await page.waitForURL((url) => url.pathname !== '/admin/sign-in');
 }
 
-/** Waits until the page has loaded what it shows: no "Loading…", nothing busy, no form at work. */
+/** Two frames, and the tasks queued after each: Preact runs a render's effects (which start each page's requests) after the next frame. */
+const effectsRun = (page: Page) => page.evaluate(() => new Promise<void>((resolve) => {
+  const frame = (then: () => void) => requestAnimationFrame(() => setTimeout(then));
+  frame(() => frame(resolve));
+}));
+
+/** Waits until the page has loaded what it shows: no "Loading…", nothing busy, no form at work (its last change's requests begun first). */
 export async function settled(page: Page): Promise<void> {
+  await effectsRun(page);
   await page.waitForFunction(() => !/Loading…|Working…/.test(document.body.textContent ?? "") && !document.querySelector('[aria-busy="true"]'));
 }
 
@@ -79,12 +86,11 @@ export async function visit(page: Page, url: string, heading: string | RegExp, o
   const inApp = !options.reload && new URL(page.url(), url).origin === new URL(url).origin && new URL(page.url(), url).pathname.startsWith('/admin/');
   if (!inApp) await page.goto(url);
   else {
-    // The router follows history (popstate); its effects (which start each page's requests) run after the next frame.
-    await page.evaluate((to) => new Promise<void>((resolve) => {
+    // The router follows history (popstate), as the app's links do.
+    await page.evaluate((to) => {
       history.pushState(null, '', to);
       dispatchEvent(new PopStateEvent('popstate'));
-      requestAnimationFrame(() => setTimeout(resolve));
-    }), url);
+    }, url);
   }
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   await settled(page);
