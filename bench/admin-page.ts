@@ -22,14 +22,9 @@ import { figuresDataset } from './dataset.ts';
 import { cpuMs } from './machine.ts';
 import { buildBundle, startBuiltServer, stopServer } from './pinned-server.ts';
 import { LOAD_CORE, PINNED, tempDirs } from './processes.ts';
-import { BENCH_MASTER_KEY, fmt, table } from './settings.ts';
+import { BENCH_MASTER_KEY, fmt, option, table } from './settings.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const at = argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : argv[at + 1]!;
-};
 const MEMBERS = Number(option('members', '100000'));
 const ROWS = Number(option('rows', '1000000'));
 const RUNS = Number(option('runs', '10'));

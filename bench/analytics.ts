@@ -23,14 +23,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { FIGURES_NOW as NOW, figuresDataset } from './dataset.ts';
 import { pinned, SERVER_CORE, tempDirs } from './processes.ts';
-import { fmt, table } from './settings.ts';
+import { fmt, option, table } from './settings.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const at = argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : argv[at + 1]!;
-};
 const MEMBERS = Number(option('members', '100000'));
 const ROWS = Number(option('rows', '1000000'));
 const ROUNDS = Number(option('rounds', '5'));

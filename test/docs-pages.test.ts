@@ -36,7 +36,7 @@ describe('the guides served at /docs', () => {
 
   it('show the screenshots of docs/images/ as PNG images, small, and nothing else from there', async () => {
     const admin = await request(server.url, 'GET', '/docs/admin');
-    const sources = [...admin.text.matchAll(/<img src="([^"]+)" alt="([^"]+)"/g)].map(([, src, alt]) => ({ src, alt }));
+    const sources = [...admin.text.matchAll(/<img src="([^"]+)" alt="([^"]+)"/g)].map(([, src, alt]) => ({ src: src!, alt: alt! }));
     expect(sources.map(({ src }) => src)).toEqual(expect.arrayContaining(['/docs/images/admin-overview.png', '/docs/images/admin-widget.png']));
     for (const { src, alt } of sources) {
       expect(alt.length, src).toBeGreaterThan(20);
