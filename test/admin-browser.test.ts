@@ -206,7 +206,16 @@ describe('sessions', { timeout: 60_000 }, () => {
 describe('the second factor', { timeout: 60_000 }, () => {
   it('is turned on with a real authenticator\'s code, and then asked for at sign-in', async () => {
     const { page } = visitor;
-    await visit(page, `${server.url}/admin/projects/${server.projectId}/settings/account`, 'Settings: My account');
+    // The owner makes the project ask its owners for it: until they turn it on, every page says so and they can change nothing.
+    await visit(page, `${server.url}/admin/projects/${server.projectId}/settings/project`, 'Settings: Project');
+    await page.getByLabel('Owners must use two-step sign-in').check();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    await visit(page, `${server.url}/admin/projects/${server.projectId}/overview`, 'Overview', { reload: true });
+    await page.getByRole('alert').getByText('This project asks its owners for two-step sign-in').waitFor();
+    await page.getByRole('alert').getByText(/This project requires its owners to sign in with a second factor/).waitFor();
+    await page.getByRole('link', { name: 'Turn it on in My account' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Settings: My account' }).waitFor();
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const uri = await page.locator('.copy-block code').textContent();
     // What an authenticator app does with the address: the code of the moment (the server's clock).
@@ -222,6 +231,8 @@ describe('the second factor', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('status').getByText('Two-step sign-in is on.').waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    await visit(page, `${server.url}/admin/projects/${server.projectId}/overview`, 'Overview');
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await email(visitor).fill('max@shop.example');
     await password(visitor).fill(ADMIN_PASSWORD);

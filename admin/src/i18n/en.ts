@@ -23,6 +23,8 @@ export const en = {
     project: 'Project',
     signOut: 'Sign out',
     navigation: 'Main',
+    ownerTotp: 'This project asks its owners for two-step sign-in: until you turn it on, you can change nothing here.',
+    ownerTotpLink: 'Turn it on in My account',
   },
   roles: { owner: 'Owner', staff: 'Staff', viewer: 'Viewer' },
   common: {
@@ -396,6 +398,8 @@ export const en = {
       currencyHint: 'A three-letter code such as EUR.',
       origins: 'Pages allowed to use the widget',
       originsHint: 'One origin per line, such as https://shop.example, or * for any.',
+      ownerTotp: 'Owners must use two-step sign-in',
+      ownerTotpHint: 'An owner without it can change nothing in this project until they turn it on under My account.',
     },
     keys: {
       caption: 'API keys',
