@@ -211,6 +211,7 @@ const STANDALONE: [name: string, what: string, args: string[]][] = [
   ['community', 'signed Discord community events at 1,000/s, open loop: p99, exact balances, the event log\'s bytes per event', QUICK ? ['--seconds', '3'] : []],
   ['search-projects', 'member search in a 1-member project in-process, alone and beside a 50,000-member project: CPU per search', []],
   ['secure-delete', 'awards and member erasure in-process, with and without secure_delete: CPU, erasure time, erased ids left in the file', []],
+  ['erasure-sweep', 'the erasure sweep over 100,000 members in-process: write lock per merge step, award latency while it runs, erased values left', []],
 ];
 
 function standalone(name: string, args: string[]): Promise<void> {

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { toNodeHandler } from 'h3';
 import type { Synchronous } from './db/connection.ts';
 import { GroupCommitter } from './db/group-commit.ts';
-import { StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
+import { rewriteFileWrittenBeforeSecureDelete, StorageMaintenance, useIncrementalVacuum } from './db/maintenance.ts';
 import { lockForServer } from './db/server-lock.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { countRealProjects, createProject, listProjects, type CreatedProject } from './domain/project/projects.ts';
@@ -153,10 +153,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     throw new Error(NO_DEMO_PROJECT);
   }
   try {
+    if (rewriteFileWrittenBeforeSecureDelete(db)) log.info('rewrote the database once, so that nothing it freed before secure_delete was on stays in it');
     if (useIncrementalVacuum(db)) log.info('converted the database to incremental vacuum (once, at this upgrade)');
   } catch (error) {
-    // Another connection held the file (a backup, a report): the conversion waits for the next start.
-    log.info(`could not convert the database to incremental vacuum yet: ${(error as Error).message}`);
+    // Another connection held the file (a backup, a report): the rewrite waits for the next start.
+    log.info(`could not rewrite the database (VACUUM) yet: ${(error as Error).message}`);
   }
   try {
     // Members written by other means (a bulk load in SQL) are searchable before the first request.

@@ -77,10 +77,12 @@ describe('roles', () => {
   });
 
   it('lets every role read everything but the keys, which only owners list', async () => {
+    // Reads that take a required query.
+    const REQUIRED_QUERIES: Record<string, string> = { 'GET /points-report': '?from=2026-01-01&to=2026-01-31' };
     const reads = mountSurfaces(new H3(), server.ctx).filter((route) => route.surface === 'admin' && route.method === 'GET' && !route.path.includes(':', BASE.length));
     for (const route of reads) {
       for (const [name, browser] of [['viewer', viewer], ['staff', staff], ['owner', owner]] as const) {
-        const res = await browser.get(concrete(route));
+        const res = await browser.get(`${concrete(route)}${REQUIRED_QUERIES[relative(route)] ?? ''}`);
         const ownersOnly = route.path.endsWith('/keys');
         expect(res.status, `${name} ${relative(route)}: ${res.text}`).toBe(ownersOnly && name !== 'owner' ? 403 : 200);
       }

@@ -217,7 +217,15 @@ describe('the daily figures, kept in step with the ledger', () => {
       const { projectId, now } = play(store.db, zone, at, [...joined, ...ops]);
       inStep(store.db, projectId);
       reportMatches(store.db, projectId, now);
-    }), { numRuns: 20 });
+    }), {
+      numRuns: 20,
+      // Found by a run: a spend dated (by the clock set back) before midnight, the award it spent after it.
+      examples: [['UTC', new Date('2026-01-01T00:00:00.000Z'), [
+        { op: 'award', member: 1, amount: 2, expiresInHours: null }, { op: 'back', minutes: 1 },
+        { op: 'post', member: 1, amount: -2, type: 'EARNED', source: 'api' }, { op: 'back', minutes: 1 },
+        { op: 'post', member: 0, amount: 1, type: 'EARNED', source: 'api' }, { op: 'rolledBack', member: 0, amount: 1 },
+        { op: 'complete', member: 0, quest: 1 }, { op: 'back', minutes: 1 }]]],
+    });
   });
 
   it('are rebuilt from the ledger when they were tampered with, and the check names the day', () => {

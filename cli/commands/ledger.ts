@@ -7,6 +7,7 @@ import { couponHealth } from '../../src/domain/commerce/coupons.ts';
 import { runExpiryPass } from '../../src/domain/ledger/expiry.ts';
 import { releaseDuePendingPoints } from '../../src/domain/ledger/pending.ts';
 import { adjustPoints, pendingPointsOf, recentTransactions } from '../../src/domain/ledger/ledger.ts';
+import { erasureHealth } from '../../src/domain/members/erasure-sweep.ts';
 import { listMembers, memberView, requireMember } from '../../src/domain/members/members.ts';
 import { listProjects } from '../../src/domain/project/projects.ts';
 import { databaseKeyFingerprint } from '../../src/db/store.ts';
@@ -136,9 +137,10 @@ function doctorDatabase(options: DoctorOptions, command: Command, program: Await
     const webhooks = deliveryHealth(db);
     const masterKey = databaseKeyFingerprint(db);
     const coupons = couponHealth(db);
+    const erasure = erasureHealth(db);
     if (options.json) {
       printJson({ healthy, program, integrity, schema, violations, figures: { ...figures, rebuilt }, projects, masterKey: { fingerprint: masterKey },
-        replication, webhooks, coupons });
+        replication, webhooks, coupons, erasure });
     }
     else {
       if (rebuilt) console.log(`Daily figures: recounted from the ledger (${rebuilt.rows} rows in ${rebuilt.ms} ms).`);
@@ -150,6 +152,8 @@ function doctorDatabase(options: DoctorOptions, command: Command, program: Await
       }
       console.log(`  ${webhooks.retention}`);
       console.log(`Store coupons: ${coupons.pending} waiting for their store, ${coupons.failed} failed for good (their points returned; the server log names each claim)`);
+      console.log(`Erasure: ${erasure.unsweptErasures} erasure(s) since the last sweep of the search index (${erasure.searchIndexSegments} segment(s) now; `
+        + `the server's hourly sweep merges them into one)${erasure.fileRewriteDue ? '; the file is rewritten once at the next server start (written before secure_delete)' : ''}`);
       console.log(`SQLite integrity: ${integrity.join('; ')}`);
       console.log(schema.length === 0 ? 'Schema: as the migrations make it.'
         : `Schema: NOT the migrations' (the server refuses to start on it): ${describeDifferences(schema)}. ${schemaRemedy(schema)}`);

@@ -16,9 +16,30 @@ export const VACUUM_PAGES = 500;
 export function useIncrementalVacuum(db: Db): boolean {
   if (db.pragma('auto_vacuum', { simple: true }) === 2) return false;
   db.pragma('auto_vacuum = INCREMENTAL');
+  vacuum(db);
+  return true;
+}
+
+/** Whether the file waits for its one rewrite (it was written before secure_delete was on, and no server has started on it since). */
+export const fileRewriteDue = (db: Db): boolean => db.prepare("SELECT 1 FROM meta WHERE key = 'vacuum_due'").get() !== undefined;
+
+/**
+ * A file written before secure_delete was on (migration 0035 marks it) still holds copies of what
+ * was freed then, erased members' data among them: this rewrites it once, so every page is written
+ * afresh from the live rows (converting it to incremental vacuum with the same VACUUM, if it needs
+ * that too). At start-up, like the conversion above. Returns whether it rewrote the file.
+ */
+export function rewriteFileWrittenBeforeSecureDelete(db: Db): boolean {
+  if (!fileRewriteDue(db)) return false;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  vacuum(db);
+  db.prepare("DELETE FROM meta WHERE key = 'vacuum_due'").run();
+  return true;
+}
+
+function vacuum(db: Db): void {
   db.exec('VACUUM');
   db.pragma('wal_checkpoint(TRUNCATE)'); // VACUUM wrote the whole file into the WAL
-  return true;
 }
 
 export interface MaintenanceReport {

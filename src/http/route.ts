@@ -70,6 +70,12 @@ export interface RouteOptions<B, Q, I> {
   errors?: number[];
   /** With `?format=csv` the route answers its rows as text/csv instead of JSON (the admin's lists). */
   csv?: true;
+  /**
+   * A shop's server acting for a shopper (an award, an event, a claim, a play): the ledger and the
+   * event log are its record, each posting naming the key, so it writes no audit entry (a second
+   * row per award, for what the ledger already says).
+   */
+  forShopper?: true;
   /** Work around the transaction: checks that wait on the network, limits that count failures, caches to drop after. */
   around?: (input: I, run: () => Promise<unknown>) => Promise<unknown>;
   /**
@@ -283,7 +289,7 @@ export function mountSurface<C extends object, X>(app: H3, ctx: AppContext, surf
           return result instanceof Answer ? respond(event, result) : result;
         }
         const key = mounted.changes && scope.keys !== false ? keyOf(event, body, options.keyField) : undefined;
-        const actor = mounted.changes ? surface.auditActor?.(caller) : undefined;
+        const actor = mounted.changes && !options.forShopper ? surface.auditActor?.(caller) : undefined;
         let awarded = false;
         const perform = () => {
           const before = actor && (method === 'PATCH' || method === 'DELETE') ? readBefore(input) : undefined;

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.ts';
 import { runExpiryPass, type WriteRunner } from '../domain/ledger/expiry.ts';
 import { purgeIdempotencyKeys, PURGE_BATCH } from '../domain/ledger/idempotency.ts';
 import { releaseDuePendingPoints } from '../domain/ledger/pending.ts';
+import { sweepErasedCopies } from '../domain/members/erasure-sweep.ts';
 import type { Db } from '../db/connection.ts';
 import type { StorageMaintenance } from '../db/maintenance.ts';
 import type { Logger } from '../shared/log.ts';
@@ -36,7 +37,8 @@ export interface ScheduledJob {
  * Housekeeping on a schedule: the point-expiry pass every minute (so expired points leave
  * balances promptly; spending also expires what is due first); every minute too the release of
  * imported pending points that became available, and the idempotency
- * keys that passed their 24 h (so the purge is spread over the hour in small batches); the jobs
+ * keys that passed their 24 h (so the purge is spread over the hour in small batches); hourly, if
+ * members were erased since the last time, the sweep of the search index's old entries; the jobs
  * in `more` (the webhooks' own pruning); and, when Punchcard owns checkpoints (`maintenance`, no
  * Litestream), the WAL and free-page maintenance every 10 seconds. `protect` skips a run while the
  * previous one is still going.
@@ -68,6 +70,14 @@ export function startScheduler(db: Db, write: WriteRunner, clock: Clock, log: Lo
     }),
     job('30 * * * * *', 'idempotency key purge', async () => {
       await purgeExpiredIdempotencyKeys(write, db, clock());
+    }),
+    job('50 * * * *', 'erasure sweep', async () => {
+      const report = await sweepErasedCopies(db, write);
+      if (report) {
+        log.info(report.segments > 1
+          ? `erasure sweep: stopped after ${report.steps} steps with the search index still in ${report.segments} segments; the next sweep goes on`
+          : `erasure sweep: the search index merged into one segment after ${report.erasures} erasures (${report.steps} steps); no erased member's entries remain`);
+      }
     }),
   ];
   for (const more of options.more ?? []) jobs.push(job(more.pattern, more.name, more.run));

@@ -8,6 +8,7 @@ import { allTransactions, type Transaction } from '../ledger/ledger.ts';
 import { emitMember, memberById, memberView, requireMember, type Member, type MemberRow } from './members.ts';
 import { memberQuestHistory } from '../quests/quest-progress.ts';
 import { countErasure } from '../analytics/figures.ts';
+import { noteErasure } from './erasure-sweep.ts';
 
 /** Free text and references written with the member's ledger entries, events and audit entries: dropped from the member's own (payloads, summaries). */
 const FREE_TEXT_FIELDS = new Set(['description', 'metadata', 'properties', 'referenceId', 'reason', 'note']);
@@ -157,6 +158,8 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     stmt(db, `UPDATE members SET external_id = public_id, email = NULL, name = NULL, avatar_url = NULL, phone = NULL,
       date_of_birth = NULL, metadata = '{}', erased_at = @now, updated_at = @now WHERE id = @id`).run({ id: row.id, now: now.toISOString() });
     countErasure(db, projectId, now);
+    // The search index keeps the member's old entries until it is merged: the next sweep does that (erasure-sweep.ts).
+    noteErasure(db);
     // Event properties and progress metadata may hold personal data too.
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
     // Imported points still pending would otherwise join the anonymised balance later; an erased member is taken over by no one.

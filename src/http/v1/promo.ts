@@ -7,6 +7,7 @@ export function promoRoutes({ route, ctx }: ServerApi): void {
   route('POST', '/promo-codes/redeem', {
     body: promoRedeemBody,
     write: true,
+    forShopper: true,
     responses: { 200: answers.promoRedeemed },
     // Per member only: every shopper's attempt comes from the shop's own server address.
     around: ({ key, body }, run) => ctx.guard.promoAttempt({ projectId: key.projectId, externalId: body.externalId }, run),

@@ -4,7 +4,7 @@ import type { ServerApi } from './api.ts';
 import * as answers from '../../schemas/answers/server.ts';
 
 export function referralRoutes({ route, ctx }: ServerApi): void {
-  route('POST', '/referrals/apply', { body: referralApplyBody, write: true, responses: { 200: answers.referralApplied } }, ({ key, body, now }) =>
+  route('POST', '/referrals/apply', { body: referralApplyBody, write: true, forShopper: true, responses: { 200: answers.referralApplied } }, ({ key, body, now }) =>
     applyReferral(ctx.db, key.projectId, body, key.prefix, now));
 
   // A read that may create the member's code on first use, so it runs as a write.

@@ -9,6 +9,6 @@ export function shareRoutes({ route, ctx }: ServerApi): void {
   route('GET', '/members/:externalId/social-share', { query: emptyBody, responses: { 200: answers.shareStatus } }, ({ key, param, now }) =>
     shareStatus(ctx.db, key.projectId, param('externalId'), now));
 
-  route('POST', '/members/:externalId/social-share', { body: shareBody, write: true, responses: { 200: answers.shareResult } }, ({ key, body, param, now }) =>
+  route('POST', '/members/:externalId/social-share', { body: shareBody, write: true, forShopper: true, responses: { 200: answers.shareResult } }, ({ key, body, param, now }) =>
     recordShare(ctx.db, key.projectId, param('externalId'), body, key.prefix, now));
 }

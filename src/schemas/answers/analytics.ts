@@ -6,6 +6,12 @@ import { int, nullable, num, str } from './common.ts';
 
 const date = v.pipe(v.string(), v.isoDate());
 const count = v.pipe(int, v.minValue(0));
+/**
+ * Points held at the end of a day, summed by the days the ledger dates its entries: never below
+ * zero while the clock only moves forward; a clock set back across midnight can date a spend
+ * before the award it spent, and that earlier day's sum then is below zero.
+ */
+const held = int;
 const ratio = nullable(v.pipe(num, v.minValue(0)));
 const money = v.object({ amount: num, currency: str });
 
@@ -26,7 +32,7 @@ export const overviewAnswer = v.pipe(v.object({
     outstanding: count,
     outstandingValue: nullable(money),
   }),
-  days: v.array(v.object({ date, newMembers: count, activeMembers: count, issued: count, redeemed: count, expired: count, outstanding: count })),
+  days: v.array(v.object({ date, newMembers: count, activeMembers: count, issued: count, redeemed: count, expired: count, outstanding: held })),
   topRewards: v.array(v.object({ id: str, name: str, claims: count, points: count })),
   topQuests: v.array(v.object({ id: str, name: str, completions: count, points: count })),
   earningSources: v.array(v.object({ source: str, points: count, count })),
@@ -37,7 +43,7 @@ export const overviewAnswer = v.pipe(v.object({
 }), v.title('Overview'));
 
 export const pointsReportDay = v.object({
-  date, outstandingStart: count, earned: count, earnedReversed: count, redeemed: count, redeemedReimbursed: count, expired: count, outstandingEnd: count,
+  date, outstandingStart: held, earned: count, earnedReversed: count, redeemed: count, redeemedReimbursed: count, expired: count, outstandingEnd: held,
 });
 
 export const pointsReportAnswer = v.pipe(v.object({ days: v.array(pointsReportDay) }), v.title('PointsReport'));
