@@ -315,6 +315,7 @@ async function operatorTab(email: string, role: 'staff' | 'viewer'): Promise<Adm
   await tab.page.goto(`${server.url}/admin/sign-in`);
   await signInThroughPage(tab.page, email, ADMIN_PASSWORD);
   await tab.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  for (const cookie of await tab.context.cookies()) secrets.push({ value: cookie.value });
   return tab;
 }
 
