@@ -21,16 +21,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { cached, numbers, without } from './dataset.ts';
+import { FIGURES_NOW as NOW, figuresDataset } from './dataset.ts';
 import { pinned, SERVER_CORE, tempDirs } from './processes.ts';
-import { fmt, table } from './settings.ts';
+import { fmt, option, table } from './settings.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const at = argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : argv[at + 1]!;
-};
 const MEMBERS = Number(option('members', '100000'));
 const ROWS = Number(option('rows', '1000000'));
 const ROUNDS = Number(option('rounds', '5'));
@@ -42,49 +37,6 @@ const TURNS = Number(option('turns', '100'));
 /** Steps to run besides the backfill (which every run makes): awards, reads. */
 const ONLY = new Set(option('only', 'awards,reads').split(','));
 const DAYS = 365;
-const START = Date.parse('2025-06-01T00:00:00Z') / 1000;
-/** The Overview is read the morning after the last row's day. */
-const NOW = new Date((START + DAYS * 86_400 + 8 * 3_600) * 1000);
-
-/** The dataset at the schema before 0034 (cached in the bench cache, keyed by size). */
-async function dataset(): Promise<{ path: string; projectId: string }> {
-  const step = (DAYS * 86_400 - 86_400) / ROWS;
-  return cached(`figures-${MEMBERS}x${ROWS}`, 1_800, (db, projectId) => {
-    db.prepare("UPDATE projects SET timezone = 'Europe/Paris' WHERE id = ?").run(projectId);
-    const at = (i: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${START} + (${i}) * ${step}, 'unixepoch')`;
-    db.prepare(`${numbers(20)} INSERT INTO rewards (id, project_id, name, type, points_cost, created_at, updated_at)
-      SELECT 'rwd_bench_' || (i - 1), @projectId, 'Reward ' || i, 'CUSTOM', 5, ${at('0')}, ${at('0')} FROM n`).run({ projectId });
-    db.prepare(`${numbers(20)} INSERT INTO quests (id, project_id, name, completion_mode, created_at, updated_at)
-      SELECT 'qst_bench_' || (i - 1), @projectId, 'Quest ' || i, 'MANUAL', ${at('0')}, ${at('0')} FROM n`).run({ projectId });
-    // Member m joins at the time of their first row (row m).
-    db.prepare(`${numbers(MEMBERS)} INSERT INTO members (id, public_id, project_id, external_id, created_at, updated_at)
-      SELECT i, printf('mem_%022d', i), @projectId, 'member-' || (i - 1), ${at('i - 1')}, ${at('i - 1')} FROM n`).run({ projectId });
-    db.exec("INSERT INTO members_search (members_search) VALUES ('rebuild')");
-    without(db, ['transactions_member'], () => {
-      // Row i belongs to member (i - 1) mod MEMBERS, as its k-th row: k decides its kind, so every
-      // member's rows take the same turns and no balance goes below zero.
-      db.prepare(`${numbers(ROWS)}, k AS (SELECT i, (i - 1) % ${MEMBERS} + 1 AS member, ((i - 1) / ${MEMBERS}) % 10 AS k FROM n),
-        typed AS (SELECT i, member,
-          CASE k WHEN 3 THEN 'REDEEMED' WHEN 6 THEN 'SPENT' WHEN 8 THEN iif(member % 2 = 0, 'DEDUCTED', 'EXPIRED') WHEN 9 THEN 'REFUNDED' ELSE 'EARNED' END AS type,
-          CASE k WHEN 0 THEN 'api' WHEN 1 THEN 'quest' WHEN 2 THEN 'order' WHEN 3 THEN 'reward' WHEN 4 THEN 'checkin' WHEN 5 THEN 'game'
-            WHEN 6 THEN 'game' WHEN 7 THEN 'referral' WHEN 8 THEN iif(member % 2 = 0, 'api', 'expiry') ELSE 'order' END AS source,
-          iif(k IN (3, 6, 8, 9), -5, 10 + i % 91) AS amount FROM k)
-        INSERT INTO transactions (id, public_id, project_id, member_id, amount, balance, type, source, actor, reference_id, created_at)
-        SELECT i, printf('txn_%022d', i), @projectId, member, amount, sum(amount) OVER (PARTITION BY member ORDER BY i), type, source, 'bench',
-          CASE WHEN type = 'REDEEMED' THEN 'rwd_bench_' || (i % 20) WHEN source = 'quest' THEN 'qst_bench_' || (i % 20) END, ${at('i - 1')}
-        FROM typed ORDER BY i`).run({ projectId });
-    });
-    db.prepare(`INSERT INTO reward_claims (public_id, project_id, reward_id, member_id, points_spent, via, status, transaction_id, created_at, updated_at)
-      SELECT 'clm_' || public_id, project_id, reference_id, member_id, 5, 'redeem', 'COMPLETED', public_id, created_at, created_at
-      FROM transactions WHERE type = 'REDEEMED' ORDER BY id`).run();
-    db.prepare(`INSERT INTO quest_progress (public_id, project_id, quest_id, member_id, progress, target_count, status, points_awarded, base_points,
-        multiplier, transaction_id, created_at, updated_at, completed_at)
-      SELECT 'qcp_' || public_id, project_id, reference_id, member_id, 1, 1, 'COMPLETED', amount, amount, 1, public_id, created_at, created_at, created_at
-      FROM transactions WHERE source = 'quest' ORDER BY id`).run();
-    db.exec(`UPDATE members SET points = t.points, total_points_earned = t.earned FROM (SELECT member_id, sum(amount) AS points,
-      sum(max(amount, 0)) AS earned FROM transactions GROUP BY member_id) t WHERE t.member_id = members.id`);
-  }, { schemaBefore: 34 });
-}
 
 /** Runs one step of bench/analytics-side.ts pinned to the server core and returns its JSON line. */
 function side<T>(args: string[]): Promise<T> {
@@ -162,7 +114,7 @@ async function reads(work: string, migrated: string, projectId: string): Promise
 const work = mkdtempSync(join(tmpdir(), 'punchcard-bench-analytics-'));
 tempDirs.add(work);
 console.log(`Dataset: ${fmt(MEMBERS)} members, ${fmt(ROWS)} ledger rows over ${DAYS} days (load average ${load()})`);
-const built = await dataset();
+const built = await figuresDataset(MEMBERS, ROWS);
 const rows = new Database(built.path, { readonly: true }).prepare('SELECT count(*) FROM transactions').pluck().get() as number;
 if (rows !== ROWS) throw new Error(`the cached dataset holds ${rows} rows, not ${ROWS}`);
 const migrated = copy(built.path, join(work, 'migrated.db'));

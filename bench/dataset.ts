@@ -131,6 +131,58 @@ export async function ledgerDataset(members: number, perMember: number, limitSec
   return { ...built, members };
 }
 
+/** The figures dataset's year starts here (bench:analytics); the Overview is read the morning after its last day. */
+const FIGURES_START = Date.parse('2025-06-01T00:00:00Z') / 1000;
+const FIGURES_DAYS = 365;
+export const FIGURES_NOW = new Date((FIGURES_START + FIGURES_DAYS * 86_400 + 8 * 3_600) * 1000);
+
+/**
+ * The admin's Overview at scale (bench:analytics, bench:admin): `members` members and `rows` ledger
+ * rows over 365 days from `start` (unix seconds), every kind of row (awards from six sources,
+ * claims with their reward_claims rows, game costs, deductions, store refunds, expiry; quest
+ * completions with their quest_progress rows), at the schema before migration 0034 (the daily
+ * figures), whose backfill a server's start or a bench then runs. Cached, keyed by size and start.
+ */
+export async function figuresDataset(members: number, rows: number, start = FIGURES_START): Promise<{ path: string; projectId: string }> {
+  const step = (FIGURES_DAYS * 86_400 - 86_400) / rows;
+  const name = `figures-${members}x${rows}${start === FIGURES_START ? '' : `-from-${new Date(start * 1000).toISOString().slice(0, 10)}`}`;
+  return cached(name, 1_800, (db, projectId) => {
+    db.prepare("UPDATE projects SET timezone = 'Europe/Paris' WHERE id = ?").run(projectId);
+    const at = (i: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${start} + (${i}) * ${step}, 'unixepoch')`;
+    db.prepare(`${numbers(20)} INSERT INTO rewards (id, project_id, name, type, points_cost, created_at, updated_at)
+      SELECT 'rwd_bench_' || (i - 1), @projectId, 'Reward ' || i, 'CUSTOM', 5, ${at('0')}, ${at('0')} FROM n`).run({ projectId });
+    db.prepare(`${numbers(20)} INSERT INTO quests (id, project_id, name, completion_mode, created_at, updated_at)
+      SELECT 'qst_bench_' || (i - 1), @projectId, 'Quest ' || i, 'MANUAL', ${at('0')}, ${at('0')} FROM n`).run({ projectId });
+    // Member m joins at the time of their first row (row m).
+    db.prepare(`${numbers(members)} INSERT INTO members (id, public_id, project_id, external_id, created_at, updated_at)
+      SELECT i, printf('mem_%022d', i), @projectId, 'member-' || (i - 1), ${at('i - 1')}, ${at('i - 1')} FROM n`).run({ projectId });
+    indexNewMembers(db); // the search index is contentless (0026): members are indexed as a server's start indexes a bulk load
+    without(db, ['transactions_member'], () => {
+      // Row i belongs to member (i - 1) mod members, as its k-th row: k decides its kind, so every
+      // member's rows take the same turns and no balance goes below zero.
+      db.prepare(`${numbers(rows)}, k AS (SELECT i, (i - 1) % ${members} + 1 AS member, ((i - 1) / ${members}) % 10 AS k FROM n),
+        typed AS (SELECT i, member,
+          CASE k WHEN 3 THEN 'REDEEMED' WHEN 6 THEN 'SPENT' WHEN 8 THEN iif(member % 2 = 0, 'DEDUCTED', 'EXPIRED') WHEN 9 THEN 'REFUNDED' ELSE 'EARNED' END AS type,
+          CASE k WHEN 0 THEN 'api' WHEN 1 THEN 'quest' WHEN 2 THEN 'order' WHEN 3 THEN 'reward' WHEN 4 THEN 'checkin' WHEN 5 THEN 'game'
+            WHEN 6 THEN 'game' WHEN 7 THEN 'referral' WHEN 8 THEN iif(member % 2 = 0, 'api', 'expiry') ELSE 'order' END AS source,
+          iif(k IN (3, 6, 8, 9), -5, 10 + i % 91) AS amount FROM k)
+        INSERT INTO transactions (id, public_id, project_id, member_id, amount, balance, type, source, actor, reference_id, created_at)
+        SELECT i, printf('txn_%022d', i), @projectId, member, amount, sum(amount) OVER (PARTITION BY member ORDER BY i), type, source, 'bench',
+          CASE WHEN type = 'REDEEMED' THEN 'rwd_bench_' || (i % 20) WHEN source = 'quest' THEN 'qst_bench_' || (i % 20) END, ${at('i - 1')}
+        FROM typed ORDER BY i`).run({ projectId });
+    });
+    db.prepare(`INSERT INTO reward_claims (public_id, project_id, reward_id, member_id, points_spent, via, status, transaction_id, created_at, updated_at)
+      SELECT 'clm_' || public_id, project_id, reference_id, member_id, 5, 'redeem', 'COMPLETED', public_id, created_at, created_at
+      FROM transactions WHERE type = 'REDEEMED' ORDER BY id`).run();
+    db.prepare(`INSERT INTO quest_progress (public_id, project_id, quest_id, member_id, progress, target_count, status, points_awarded, base_points,
+        multiplier, transaction_id, created_at, updated_at, completed_at)
+      SELECT 'qcp_' || public_id, project_id, reference_id, member_id, 1, 1, 'COMPLETED', amount, amount, 1, public_id, created_at, created_at, created_at
+      FROM transactions WHERE source = 'quest' ORDER BY id`).run();
+    db.exec(`UPDATE members SET points = t.points, total_points_earned = t.earned FROM (SELECT member_id, sum(amount) AS points,
+      sum(max(amount, 0)) AS earned FROM transactions GROUP BY member_id) t WHERE t.member_id = members.id`);
+  }, { schemaBefore: 34 });
+}
+
 export async function searchDataset(members: number, limitSeconds: number): Promise<Dataset> {
   const built = await cached(`search-${members}`, limitSeconds, (db, projectId) => {
     db.function('profile', { deterministic: true }, (i: unknown, field: unknown) =>

@@ -12,6 +12,12 @@ export function setting(name: string, fallback: number, { integer = false, min =
   return value;
 }
 
+/** A bench's command-line option `--name VALUE`, or `fallback`. */
+export function option(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : process.argv[at + 1]!;
+}
+
 export const QUICK = process.env.BENCH_QUICK === '1';
 /** Seconds of measured load per run. */
 export const DURATION = setting('BENCH_DURATION', QUICK ? 3 : 10, { min: 1 });

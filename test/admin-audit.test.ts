@@ -80,6 +80,20 @@ describe('the audit log', () => {
     expect(now.map((entry) => entry.action)).not.toContain('PATCH /profile');
   });
 
+  it('filters by days of the project\'s calendar (the admin\'s date fields) or by instants', async () => {
+    expect((await owner.patch(at('project'), { timezone: 'Pacific/Auckland' })).status).toBe(200);
+    clock.current = new Date('2026-05-01T11:30:00.000Z'); // 23:30 on 1 May in Auckland
+    expect((await server.api.post('/api/v1/members', { externalId: 'late-may-1' })).status).toBe(201);
+    clock.current = new Date('2026-05-01T12:30:00.000Z'); // 00:30 on 2 May there
+    expect((await server.api.post('/api/v1/members', { externalId: 'early-may-2' })).status).toBe(201);
+    const targets = async (query: string) => (await entries(`&action=POST%20/members&${query}`)).map((entry) => entry.target);
+    expect(await targets('from=2026-05-02&to=2026-05-02')).toEqual(['early-may-2']);
+    expect(await targets('from=2026-05-01&to=2026-05-01')).toEqual(expect.arrayContaining(['late-may-1']));
+    expect(await targets('from=2026-05-01&to=2026-05-01')).not.toContain('early-may-2');
+    expect(await targets(`from=${encodeURIComponent('2026-05-01T12:00:00Z')}`)).toEqual(['early-may-2']);
+    expect((await owner.get(at('audit?to=2026-02-30'))).status).toBe(400);
+  });
+
   it('is kept for its retention (400 days unless serve says otherwise), then pruned in batches', async () => {
     const insert = server.ctx.db.prepare(`INSERT INTO audit_log (project_id, at, actor_type, actor_id, actor_label, action, target, summary)
       VALUES (?, ?, 'api', 'key_x', 'sk_live_x', 'POST /members', 'bulk', '{}')`);

@@ -103,6 +103,11 @@ describe('the admin catalog forms', () => {
     expect(fieldErrors('"discountConfig" applies only to COUPON rewards.', fields).byField).toEqual({ discountConfig: '"discountConfig" applies only to COUPON rewards.' });
     expect(fieldErrors('A reward with that key exists.', fields)).toEqual({ byField: {}, rest: ['A reward with that key exists.'] });
     expect(fieldErrors('Unknown field "colour"', fields)).toEqual({ byField: {}, rest: ['Unknown field "colour".'] });
+    // A semicolon inside one issue's sentence does not split it; the API's "; " between issues does.
+    expect(fieldErrors('"code" is not a current code; check the phone\'s clock.', ['code'])).toEqual({
+      byField: { code: '"code" is not a current code; check the phone\'s clock.' }, rest: [] });
+    expect(fieldErrors('"name" is required; Unknown field "colour"; The request body must be an object', fields)).toEqual({
+      byField: { name: '"name" is required.' }, rest: ['Unknown field "colour".', 'The request body must be an object.'] });
   });
 });
 

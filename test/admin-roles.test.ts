@@ -66,13 +66,13 @@ describe('roles', () => {
   });
 
   it('lets staff change the widget\'s look, and nothing else of the project', async () => {
-    const look = await staff.patch(`/api/admin/projects/${server.projectId}/project`, { widget: { position: 'left', theme: { primaryColor: '#000000' } } });
+    const look = await staff.patch(`/api/admin/projects/${server.projectId}/project`, { widget: { position: 'left', theme: { primaryColor: '#000000' }, launcherText: 'Bean Club' } });
     expect(look.status, look.text).toBe(200);
-    expect(look.body.widget).toMatchObject({ position: 'left', theme: { primaryColor: '#000000' } });
+    expect(look.body.widget).toMatchObject({ position: 'left', theme: { primaryColor: '#000000' }, launcherText: 'Bean Club' });
     const more = await staff.patch(`/api/admin/projects/${server.projectId}/project`, { widget: { position: 'right', allowedOrigins: ['https://evil.example'] }, welcomeBonus: 500 });
     expect(more.status).toBe(403);
     expect(more.body.message).toBe('Changing "welcomeBonus", "widget.allowedOrigins" needs the owner role; staff may change the widget\'s look '
-      + '(widget.theme, widget.position, widget.displayMode, widget.languages, widget.defaultLanguage, widget.programName).');
+      + '(widget.theme, widget.position, widget.displayMode, widget.languages, widget.defaultLanguage, widget.programName, widget.launcherText).');
     expect((await owner.get(`/api/admin/projects/${server.projectId}/project`)).body).toMatchObject({ welcomeBonus: 0, widget: { position: 'left', allowedOrigins: [] } });
   });
 

@@ -33,4 +33,21 @@ describe('the guides served at /docs', () => {
     expect(licence.text).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the Punchcard authors/);
     expect((await request(server.url, 'GET', '/docs/benchmarks')).status).toBe(200);
   });
+
+  it('show the screenshots of docs/images/ as PNG images, small, and nothing else from there', async () => {
+    const admin = await request(server.url, 'GET', '/docs/admin');
+    const sources = [...admin.text.matchAll(/<img src="([^"]+)" alt="([^"]+)"/g)].map(([, src, alt]) => ({ src: src!, alt: alt! }));
+    expect(sources.map(({ src }) => src)).toEqual(expect.arrayContaining(['/docs/images/admin-overview.png', '/docs/images/admin-widget.png']));
+    for (const { src, alt } of sources) {
+      expect(alt.length, src).toBeGreaterThan(20);
+      const image = await fetch(`${server.url}${src}`);
+      expect(image.headers.get('content-type')).toBe('image/png');
+      expect(image.headers.get('x-content-type-options')).toBe('nosniff');
+      const bytes = Buffer.from(await image.arrayBuffer());
+      expect(bytes.subarray(0, 8).toString('hex'), src).toBe('89504e470d0a1a0a');
+      expect(bytes.length, src).toBeLessThan(40 * 1024);
+    }
+    expect((await request(server.url, 'GET', '/docs/images/admin.md')).status).toBe(404);
+    expect((await request(server.url, 'GET', '/docs/images/..%2Fadmin.md')).status).toBe(404);
+  });
 });

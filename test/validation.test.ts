@@ -306,7 +306,7 @@ const adminCases: Case[] = [
   { name: 'admin operators: a god role', method: 'POST', path: 'projects/:p/operators', options: body({ email: 'a@b.example', role: 'god' }), message: /"role" must be one of owner, staff, viewer/ },
   { name: 'admin operators: not an email', method: 'POST', path: 'projects/:p/operators', options: body({ email: 'nobody', role: 'staff' }), message: /"email" must be a valid email address/ },
   { name: 'admin operators: role missing', method: 'PATCH', path: 'projects/:p/operators/nothing-here', options: body({}), message: /"role" is required/ },
-  { name: 'admin audit: from yesterday', method: 'GET', path: 'projects/:p/audit?from=yesterday', message: /Query parameter "from" must be an ISO 8601 date-time/ },
+  { name: 'admin audit: from yesterday', method: 'GET', path: 'projects/:p/audit?from=yesterday', message: /Query parameter "from" must be a date written YYYY-MM-DD/ },
   { name: 'admin deliveries: state failed', method: 'GET', path: 'projects/:p/webhooks/nothing-here/deliveries?state=failed', message: /Query parameter "state" must be pending, delivered, dead or all/ },
   { name: 'admin project: unknown field', method: 'PATCH', path: 'projects/:p/project', options: body({ colour: 'red' }), message: /Unknown field "colour"/ },
   { name: 'admin catalog: negative cost', method: 'POST', path: 'projects/:p/catalog/rewards', options: body({ name: 'Mug', type: 'CUSTOM', pointsCost: -1 }), message: /"pointsCost" must be at least 0/ },

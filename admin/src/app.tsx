@@ -76,7 +76,7 @@ function Guarded({ Page, props }: { Page: FunctionComponent<PageProps>; props: P
   return <Page {...props} />;
 }
 
-const NO_PROJECT: Project = { id: '', name: '', role: 'viewer', timezone: 'UTC' };
+const NO_PROJECT: Project = { id: '', name: '', role: 'viewer', timezone: 'UTC', ownerTotpRequired: false };
 
 export function App() {
   const location = useLocation();

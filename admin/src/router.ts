@@ -36,10 +36,10 @@ export function useLocation() {
   return currentLocation();
 }
 
-/** The current address with some query values changed (null removes one). Offsets go back to the first page unless given. */
+/** The current address with some query values changed (null removes one). The page (offset, cursor) goes back to the first unless given. */
 export function withQuery(changes: Record<string, string | number | null>): string {
   const params = new URLSearchParams(location.search);
-  if (!('offset' in changes)) params.delete('offset');
+  if (!('offset' in changes)) for (const name of ['offset', 'cursor', 'page']) params.delete(name);
   for (const [name, value] of Object.entries(changes)) {
     if (value === null || value === '') params.delete(name);
     else params.set(name, String(value));

@@ -2,7 +2,11 @@
 
 export type Role = 'owner' | 'staff' | 'viewer';
 
-export interface Project { id: string; name: string; role: Role; timezone: string }
+export interface Project {
+  id: string; name: string; role: Role; timezone: string;
+  /** The project asks its owners for a second factor (settings `admin.ownerTotpRequired`). */
+  ownerTotpRequired: boolean;
+}
 
 export interface Session {
   operator: { id: string; email: string; name: string | null; totpEnabled: boolean };

@@ -32,10 +32,18 @@ const ATTACHMENTS = new Map<string, string>([
   ...DOC_FILES.filter((file) => !file.endsWith('.md')).map((file): [string, string] => [file, `${DOCS_DIR}${file}`]),
   ...(hasRootFile('LICENSE') ? [['LICENSE', 'LICENSE'] as [string, string]] : []),
 ]);
+/**
+ * The pictures the guides show (docs/images/*.png, screenshots), served as images at
+ * /docs/images/NAME: a folder of their own, so no attachment is ever sent as an image or a picture
+ * as text. The executable carries them like the rest of docs/.
+ */
+const IMAGES_DIR = `${DOCS_DIR}images/`;
+const IMAGES = new Set(rootFileNames(IMAGES_DIR).filter((file) => file.endsWith('.png')));
 /** Where each served file is, by its path in the checkout: how a relative link in a page finds its target. */
 const SERVED = new Map<string, string>([
   ...[...MARKDOWN].map(([name, file]): [string, string] => [file, `/docs/${name}`]),
   ...[...ATTACHMENTS].map(([name, file]): [string, string] => [file, `/docs/${name}`]),
+  ...[...IMAGES].map((file): [string, string] => [`${IMAGES_DIR}${file}`, `/docs/images/${file}`]),
 ]);
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -157,6 +165,12 @@ async function renderDoc(markdown: string, page: string): Promise<string> {
         token.href = href;
         return false;
       },
+      image(token) {
+        const href = docHref(token.href, page);
+        if (href === null) return escapeHtml(token.text);
+        token.href = href;
+        return false;
+      },
     },
   });
   return renderer.parse(markdown, { async: false });
@@ -234,6 +248,13 @@ export function mountPages(app: H3, ctx: AppContext, options: { demo: boolean })
       return new Response(readRootFile(attachment), { headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
     }
     throw notFound(`No document "${name}"; see / for the list.`);
+  });
+  app.get('/docs/images/:file', (event) => {
+    const file = event.context.params?.file ?? '';
+    if (!IMAGES.has(file)) throw notFound(`No image "${file}" in the docs.`);
+    return new Response(readRootFile(`${IMAGES_DIR}${file}`), {
+      headers: { 'content-type': 'image/png', 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=86400' },
+    });
   });
   app.get('/r/:code', (event) => referralPage(ctx.db, event.context.params?.code ?? ''));
   app.get('/widget.js', (event) => widgetFile(event, WIDGET_SCRIPT));

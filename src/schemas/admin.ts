@@ -3,7 +3,7 @@ import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/operators/pa
 import { ROLES } from '../domain/operators/roles.ts';
 import { multilineText } from '../shared/value-schemas.ts';
 import { pointsAmount } from './points.ts';
-import { email, identifier, text, timestamp } from './common.ts';
+import { calendarDate, email, identifier, text, timestamp } from './common.ts';
 
 // The web admin's request schemas (docs/admin.md). Lists add listFields (src/http/admin/lists.ts).
 
@@ -77,12 +77,16 @@ export const deliveryFilter = {
   state: v.optional(v.picklist(['pending', 'delivered', 'dead', 'all'], 'must be pending, delivered, dead or all'), 'all'),
 };
 
+/** A day of the project's calendar (the admin's date fields) or an instant; neither names the day's form, as the admin sends. */
+const dayOrInstant = v.union([calendarDate, timestamp]);
+
 export const auditFilter = {
   actor: v.optional(text(254)),
   action: v.optional(text(200)),
   target: v.optional(text(255)),
-  from: v.optional(timestamp),
-  to: v.optional(timestamp),
+  /** From this day's start or this instant; `to`: through this day, or until this instant (excluded). */
+  from: v.optional(dayOrInstant),
+  to: v.optional(dayOrInstant),
 };
 
 export const memberSearch = { search: v.optional(text(200)) };

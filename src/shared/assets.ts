@@ -43,9 +43,12 @@ export function embeddedModule(relative: string): unknown {
   return module.exports;
 }
 
-/** The names of the files directly in a folder of the checkout, e.g. `rootFileNames('docs/')`. */
+/** The names of the files directly in a folder of the checkout, e.g. `rootFileNames('docs/')`; none for a folder it lacks. */
 export function rootFileNames(folder: string): string[] {
-  if (!isSingleExecutable()) return readdirSync(rootPath(folder), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  if (!isSingleExecutable()) {
+    if (!existsSync(rootPath(folder))) return [];
+    return readdirSync(rootPath(folder), { withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name);
+  }
   return embeddedNames().filter((name) => name.startsWith(folder) && !name.slice(folder.length).includes('/')).map((name) => name.slice(folder.length));
 }
 

@@ -60,7 +60,7 @@ export function readEnvironmentFile(text: string): Record<string, string> {
 }
 
 /**
- * Follows every link of the start page, the API reference and the guides a server serves under
+ * Follows every link (and picture) of the start page, the API reference and the guides a server serves under
  * /docs, and answers the ones that do not work: a page that is not 200, or an anchor (`#x`) that the
  * page it points into has no element for. Links to other sites are not followed.
  */
@@ -80,7 +80,7 @@ export async function brokenDocLinks(baseUrl: string): Promise<string[]> {
     if (crawled.has(from)) continue;
     crawled.add(from);
     const { html } = await load(from);
-    for (const [, raw] of html.matchAll(/<a\s[^>]*href="([^"]*)"/g)) {
+    for (const [, raw] of html.matchAll(/<(?:a\s[^>]*href|img\s[^>]*src)="([^"]*)"/g)) {
       const href = raw!.replaceAll('&amp;', '&');
       if (/^[a-z][a-z0-9+.-]*:/i.test(href) && !href.startsWith(baseUrl)) continue; // another site
       const url = new URL(href, `${baseUrl}${from}`);

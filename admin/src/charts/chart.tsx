@@ -1,6 +1,6 @@
-import { useEffect, useId, useRef } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { fill, formatDay, formatMoney, formatNumber, words } from '../i18n/words.ts';
+import { fill, formatCompact, formatDay, formatMoney, formatNumber, words } from '../i18n/words.ts';
 import { ScrollTable } from '../ui/scroll.tsx';
 import { CsvButton } from './csv.tsx';
 
@@ -33,6 +33,7 @@ const at = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 export function Chart({ title, days, series, file }: ChartProps) {
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
+  const [shown, setShown] = useState(false);
   useEffect(() => {
     const element = box.current!;
     const money = series.find((s) => s.money)?.money;
@@ -44,8 +45,9 @@ export function Chart({ title, days, series, file }: ChartProps) {
       scales: { x: { time: true } },
       axes: [
         {},
-        { values: (_, ticks) => ticks.map((tick) => formatNumber(tick)), size: 60 },
-        ...(money ? [{ scale: 'money', side: 1, grid: { show: false }, size: 70, values: (_: uPlot, ticks: number[]) => ticks.map((tick) => formatMoney({ amount: tick, currency: money })) }] : []),
+        { values: (_, ticks) => ticks.map((tick) => formatCompact(tick)), size: 56 },
+        ...(money ? [{ scale: 'money', side: 1, grid: { show: false }, size: 64,
+          values: (_: uPlot, ticks: number[]) => ticks.map((tick) => formatMoney({ amount: tick, currency: money }, { compact: true })) }] : []),
       ],
       series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: days.length <= 31 }, ...(s.money ? { scale: 'money' } : {}) }))],
     }, [days.map(at), ...series.map((s) => s.values)], element);
@@ -65,16 +67,17 @@ export function Chart({ title, days, series, file }: ChartProps) {
       </ul>
       <div ref={box} class="plot" role="img"
         aria-label={fill(words.overview.chartLabel, { title, from: days[0] ? formatDay(days[0]) : '', to: days.at(-1) ? formatDay(days.at(-1)!) : '' })} />
-      <details>
+      {/* The table is made when first shown: a year's rows in every chart's table were most of the page's first render. */}
+      <details onToggle={(event) => setShown((shown) => shown || (event.currentTarget as HTMLDetailsElement).open)}>
         <summary>{words.overview.showTable}</summary>
-        <ScrollTable caption={title}>
+        {shown && <ScrollTable caption={title}>
           <thead><tr>{header.map((h, i) => <th key={h} scope="col" class={i ? 'num' : undefined}>{h}</th>)}</tr></thead>
           <tbody>
             {days.map((day, row) => (
               <tr key={day}><th scope="row">{formatDay(day)}</th>{series.map((s) => <td key={s.label} class="num">{formatNumber(s.values[row]!)}</td>)}</tr>
             ))}
           </tbody>
-        </ScrollTable>
+        </ScrollTable>}
       </details>
       <CsvButton name={file} label={title} header={header} rows={days.map((day, row) => [day, ...series.map((s) => s.values[row]!)])} />
     </section>

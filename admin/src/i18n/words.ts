@@ -25,6 +25,10 @@ export const plural = (entry: Plural, n: number, values: Record<string, string |
 
 export const formatNumber = (n: number) => numbers.format(n);
 
+const compact = new Intl.NumberFormat(words.locale, { notation: 'compact', maximumFractionDigits: 1 });
+/** A number as a chart's axis shows it: short ("4.9M"), so large figures fit beside the plot. */
+export const formatCompact = (n: number) => compact.format(n);
+
 const dateTimes = new Intl.DateTimeFormat(words.locale, { dateStyle: 'medium', timeStyle: 'short' });
 const dates = new Intl.DateTimeFormat(words.locale, { dateStyle: 'medium', timeZone: 'UTC' });
 
@@ -37,8 +41,12 @@ export const formatDay = (day: string) => dates.format(new Date(`${day}T00:00:00
 export const formatPercent = (ratio: number | null) =>
   (ratio === null ? words.common.none : new Intl.NumberFormat(words.locale, { style: 'percent', maximumFractionDigits: 1 }).format(ratio));
 
-export const formatMoney = (money: { amount: number; currency: string } | null) =>
-  (money ? new Intl.NumberFormat(words.locale, { style: 'currency', currency: money.currency }).format(money.amount) : words.common.none);
+export const formatMoney = (money: { amount: number; currency: string } | null, options: { compact?: boolean } = {}) =>
+  (money ? new Intl.NumberFormat(words.locale, { style: 'currency', currency: money.currency, ...(options.compact ? { notation: 'compact' } : {}) })
+    .format(money.amount) : words.common.none);
+
+/** A ledger source (`api`, `quest`…) as the catalogue names it; an unknown one as it is. */
+export const sourceName = (source: string) => (words.sources as Record<string, string>)[source] ?? source;
 
 /** How long to wait, in words: "4 minutes" (rounded up, so the operator never tries too early). */
 export function waitText(seconds: number): string {

@@ -18,6 +18,10 @@ interface Claim {
 
 interface Reward { id: string; name: string; type: string }
 
+/** Rewards the shop hands over itself: their claims wait for staff to mark them fulfilled (a raffle's entries wait for its draw instead). */
+const FULFILLED_BY_HAND = ['PHYSICAL', 'CUSTOM'];
+const fulfillable = (claim: Claim) => FULFILLED_BY_HAND.includes(claim.reward.type) && (claim.status === 'PENDING' || claim.status === 'SHIPPED');
+
 /** Rewards members claimed: the pending ones to fulfil (ship, hand over), the fulfilled, and raffle draws. */
 export default function ClaimsPage({ project, query: search }: PageProps) {
   const base = `/projects/${encodeURIComponent(project.id)}`;
@@ -56,9 +60,9 @@ export default function ClaimsPage({ project, query: search }: PageProps) {
           { key: 'status', label: w.status, render: (c) => words.claimStatus[c.status as keyof typeof words.claimStatus] ?? c.status },
           { key: 'couponCode', label: w.coupon, render: (c) => c.couponCode ?? '' },
           { key: 'fulfilledAt', label: w.fulfilledAt, render: (c) => formatDateTime(c.fulfilledAt) },
-          ...(staff ? [{ key: 'action', label: w.action, render: (c: Claim) => !c.fulfilledAt && (
+          ...(staff ? [{ key: 'action', label: w.action, render: (c: Claim) => (fulfillable(c) ? (
             <button type="button" onClick={() => fulfil(c)} aria-label={fill(w.fulfilFor, { reward: c.reward.name, member: c.member.externalId })}>{w.fulfil}</button>
-          ) }] : []),
+          ) : c.status === 'ENTERED' ? <span class="muted">{w.awaitsDraw}</span> : null) }] : []),
         ]}
       />
       {/* Once the rewards are in: the form starts on the first raffle. */}

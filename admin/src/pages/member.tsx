@@ -1,5 +1,5 @@
 import { API, api, query } from '../api.ts';
-import { fill, formatDateTime, formatNumber, words } from '../i18n/words.ts';
+import { fill, formatDateTime, formatNumber, sourceName, words } from '../i18n/words.ts';
 import { navigate, projectHref } from '../router.ts';
 import { allows, type PageProps } from '../session.ts';
 import { TypedConfirm } from '../ui/confirm.tsx';
@@ -17,7 +17,7 @@ interface Profile {
   badges: { id: string; badgeId: string; name: string; rarity: string; earnedAt: string }[];
   quests: { questId: string; name: string; progress: number; targetCount: number; status: string; completedAt: string | null }[];
   claims: { id: string; reward: { name: string }; pointsSpent: number; status: string; couponCode?: string; createdAt: string }[];
-  referral: { referralCode: string; stats: { totalReferrals: number; convertedReferrals: number; pendingReferrals: number; totalPointsEarned: number } };
+  referral: { referralCode: string | null; stats: { totalReferrals: number; convertedReferrals: number; pendingReferrals: number; totalPointsEarned: number } };
 }
 
 interface Transaction { id: string; amount: number; balance: number; type: string; source: string; actor: string; description: string | null; createdAt: string }
@@ -56,7 +56,7 @@ export default function MemberPage({ project, params, query: params2 }: PageProp
           <dl class="facts">
             <dt>{w.email}</dt><dd>{data.member.email ?? words.common.none}</dd>
             <dt>{w.joined}</dt><dd>{formatDateTime(data.member.createdAt)}</dd>
-            <dt>{w.referralCode}</dt><dd>{data.referral.referralCode}</dd>
+            <dt>{w.referralCode}</dt><dd>{data.referral.referralCode ?? words.common.none}</dd>
             <dt>{w.referrals}</dt><dd>{fill(w.referralStats, data.referral.stats)}</dd>
           </dl>
           {staff && <Adjust path={path} onDone={reload} />}
@@ -93,7 +93,7 @@ export default function MemberPage({ project, params, query: params2 }: PageProp
           { key: 'type', label: w.type, render: (t) => words.transactionTypes[t.type as keyof typeof words.transactionTypes] ?? t.type },
           { key: 'amount', label: w.amount, numeric: true, render: (t) => (t.amount > 0 ? `+${formatNumber(t.amount)}` : formatNumber(t.amount)) },
           { key: 'balance', label: w.balanceAfter, numeric: true, render: (t) => formatNumber(t.balance) },
-          { key: 'source', label: w.source, render: (t) => t.source },
+          { key: 'source', label: w.source, render: (t) => sourceName(t.source) },
           { key: 'actor', label: w.actor, render: (t) => t.actor },
           { key: 'description', label: w.description, render: (t) => t.description ?? '' },
         ]} />

@@ -8,6 +8,9 @@ import { useApi } from '../ui/load.ts';
 import { Alert, PageTitle } from '../ui/notice.tsx';
 import { DataTable, type Pagination } from '../ui/table.tsx';
 
+/** How deep a page of members may reach by offset; past it the list pages on by cursor (docs/api.md, "Paging members"). */
+const MEMBER_PAGE_REACH = 10_000;
+
 export interface Member {
   id: string; externalId: string; email: string | null; name: string | null; points: number; totalPointsEarned: number;
   currentStreak: number; longestStreak: number; createdAt: string; level: number; levelName: string | null;
@@ -16,7 +19,9 @@ export interface Member {
 /** Members: found by id, email or name (the search index), sorted and paged by the server, exported as CSV. */
 export default function MembersPage({ project, query: params }: PageProps) {
   const path = `/projects/${encodeURIComponent(project.id)}/members`;
-  const list = listParams(params, ['search']);
+  const list = listParams(params, ['search', 'cursor']);
+  // A cursor page is asked for without an offset (the server refuses both).
+  if (list.cursor) list.offset = null;
   const { data, error, loading } = useApi<{ members: Member[]; pagination: Pagination }>(`${path}${query(list)}`);
   const w = words.members;
   return (
@@ -30,6 +35,7 @@ export default function MembersPage({ project, query: params }: PageProps) {
         rows={data?.members ?? []}
         rowKey={(m) => m.id}
         pagination={data?.pagination}
+        reach={MEMBER_PAGE_REACH}
         sort={{ field: list.sort ?? null, order: list.order === 'asc' ? 'asc' : 'desc' }}
         csv={csvHref(path, { search: list.search, sort: list.sort, order: list.order })}
         csvName="members.csv"

@@ -2,7 +2,7 @@ import { useMemo } from 'preact/hooks';
 import { csvHref, query } from '../api.ts';
 import { Chart, type Series } from '../charts/chart.tsx';
 import { CsvButton } from '../charts/csv.tsx';
-import { fill, formatDay, formatMoney, formatNumber, formatPercent, words } from '../i18n/words.ts';
+import { fill, formatDay, formatMoney, formatNumber, formatPercent, sourceName, words } from '../i18n/words.ts';
 import { navigate, withQuery } from '../router.ts';
 import type { PageProps } from '../session.ts';
 import { useApi } from '../ui/load.ts';
@@ -23,7 +23,10 @@ interface Overview {
   earningSources: { source: string; points: number; count: number }[];
   commerce: null | {
     memberRevenue: number; nonMemberRevenue: number; memberOrders: number; nonMemberOrders: number;
-    memberRepeatRate: number; nonMemberRepeatRate: number; currency: string;
+    /** null: no shopper of that kind had a counted order in the range. */
+    memberRepeatRate: number | null; nonMemberRepeatRate: number | null;
+    /** The latest order's currency; null before any order recorded one. */
+    currency: string | null;
   };
 }
 
@@ -133,8 +136,6 @@ function chartsOf(data: Overview): { title: string; file: string; series: Series
 
 const Stat = ({ label, value }: { label: string; value: string }) => <div class="stat"><dt>{label}</dt><dd>{value}</dd></div>;
 
-const sourceName = (source: string) => (words.sources as Record<string, string>)[source] ?? source;
-
 function SmallTable({ title, header, rows, file }: { title: string; header: string[]; rows: (string | number)[][]; file: string }) {
   return (
     <section class="small-table">
@@ -155,7 +156,7 @@ function SmallTable({ title, header, rows, file }: { title: string; header: stri
 /** Members against everyone else, from the connected store's orders. */
 function Commerce({ commerce: c }: { commerce: NonNullable<Overview['commerce']> }) {
   const w = words.overview;
-  const money = (amount: number) => formatMoney({ amount, currency: c.currency });
+  const money = (amount: number) => (c.currency === null ? formatNumber(amount) : formatMoney({ amount, currency: c.currency }));
   const rows: [string, string, string][] = [
     [w.revenue, money(c.memberRevenue), money(c.nonMemberRevenue)],
     [w.orders, formatNumber(c.memberOrders), formatNumber(c.nonMemberOrders)],

@@ -19,6 +19,7 @@ const T = 'widget.theme.';
 
 const valuesOf = (look: Look): Values => ({
   'widget.programName': look.programName ?? '',
+  'widget.launcherText': look.launcherText ?? '',
   [`${T}primaryColor`]: look.theme.primaryColor.toLowerCase(),
   [`${T}backgroundColor`]: look.theme.backgroundColor.toLowerCase(),
   [`${T}textColor`]: look.theme.textColor.toLowerCase(),
@@ -32,6 +33,7 @@ const valuesOf = (look: Look): Values => ({
 
 const lookOf = (v: Values): Look => ({
   programName: (v['widget.programName'] as string).trim() || null,
+  launcherText: (v['widget.launcherText'] as string).trim() || null,
   theme: {
     primaryColor: v[`${T}primaryColor`] as string, backgroundColor: v[`${T}backgroundColor`] as string, textColor: v[`${T}textColor`] as string,
     borderRadius: numberOrText(v[`${T}borderRadius`] ?? '') as number, fontFamily: (v[`${T}fontFamily`] as string).trim() || null,
@@ -74,10 +76,11 @@ function LookForm({ project, base, name, look }: { project: Project; base: strin
   const readOnly = !allows(project.role, 'staff');
   const chosen = form.values['widget.languages'] as string[];
   const [previewLanguage, setPreviewLanguage] = useState(look.defaultLanguage);
+  const [shows, setShows] = useState<'open' | 'launcher'>('open');
   const save = form.submit(async (values) => {
     const next = lookOf(values);
     const saved = await api<{ widget: Look }>('PATCH', `${base}/project`, {
-      widget: { programName: next.programName, theme: { ...next.theme, borderRadius: numberOrText(values[`${T}borderRadius`] ?? '') }, position: next.position,
+      widget: { programName: next.programName, launcherText: next.launcherText, theme: { ...next.theme, borderRadius: numberOrText(values[`${T}borderRadius`] ?? '') }, position: next.position,
         displayMode: next.displayMode, languages: next.languages, defaultLanguage: next.defaultLanguage },
     });
     form.reset(valuesOf(saved.widget));
@@ -103,18 +106,28 @@ function LookForm({ project, base, name, look }: { project: Project; base: strin
           <Field {...common} name="widget.position" label={w.position} options={[['right', w.right], ['left', w.left]]} />
           <Field {...common} name="widget.displayMode" label={w.displayMode} hint={w.displayModeHint} options={[['floating', w.floating], ['custom', w.custom]]} />
         </div>
+        <Field {...common} name="widget.launcherText" label={w.launcherText} hint={w.launcherTextHint} />
         <Field {...common} name="widget.languages" label={w.languages} options={LANGUAGES.map((code) => [code, languageName(code)] as const)} />
         <Field {...common} name="widget.defaultLanguage" label={w.defaultLanguage} options={chosen.map((code) => [code, languageName(code)] as const)} />
         {!readOnly && <Submit form={form}>{w.save}</Submit>}
       </Form>
       <div>
-        <div class="field">
-          <label for="preview-language">{w.previewLanguage}</label>
-          <select id="preview-language" value={language} onChange={(event) => setPreviewLanguage((event.target as HTMLSelectElement).value)}>
-            {chosen.map((code) => <option key={code} value={code}>{languageName(code)}</option>)}
-          </select>
+        <div class="row">
+          <div class="field">
+            <label for="preview-language">{w.previewLanguage}</label>
+            <select id="preview-language" value={language} onChange={(event) => setPreviewLanguage((event.target as HTMLSelectElement).value)}>
+              {chosen.map((code) => <option key={code} value={code}>{languageName(code)}</option>)}
+            </select>
+          </div>
+          <div class="field">
+            <label for="preview-shows">{w.previewShows}</label>
+            <select id="preview-shows" value={shows} onChange={(event) => setShows((event.target as HTMLSelectElement).value as 'open' | 'launcher')}>
+              <option value="open">{w.showsOpen}</option>
+              <option value="launcher">{w.showsLauncher}</option>
+            </select>
+          </div>
         </div>
-        <WidgetPreview look={lookOf(form.values)} projectName={name} language={language} answers={sampleAnswers()} />
+        <WidgetPreview look={lookOf(form.values)} projectName={name} language={language} answers={sampleAnswers()} open={shows === 'open'} />
       </div>
     </div>
   );

@@ -11,8 +11,8 @@ const SAMPLE_POINTS = 320;
  * The real widget in a frame (/admin/preview loads /widget.js, as a shop's page does), showing
  * `look` and the sample answers. Changes reach it a moment after typing stops, not at every key.
  */
-export function WidgetPreview({ look, projectName, language, panel = null, answers = {} }: {
-  look: Look; projectName: string; language: string; panel?: PreviewPanel | null; answers?: Record<string, unknown>;
+export function WidgetPreview({ look, projectName, language, panel = null, answers = {}, open = true }: {
+  look: Look; projectName: string; language: string; panel?: PreviewPanel | null; answers?: Record<string, unknown>; open?: boolean;
 }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [ready, setReady] = useState(false);
@@ -24,7 +24,7 @@ export function WidgetPreview({ look, projectName, language, panel = null, answe
     return () => removeEventListener('message', listen);
   }, []);
   const request: PreviewRequest = {
-    type: 'punchcard-preview', projectName, language, look, panel, answers,
+    type: 'punchcard-preview', projectName, language, look, panel, answers, open,
     sample: { name: words.preview.sampleName, level: words.preview.sampleLevel, nextLevel: words.preview.sampleNextLevel },
   };
   const text = JSON.stringify(request);
@@ -75,6 +75,17 @@ export function questAnswer(item: Item) {
   };
 }
 
+/** A game's prizes as the widget API answers them: each one's odds (weight over the total) where the game shows them, else neither odds nor weight. */
+function prizesShown(item: Item) {
+  const prizes = (Array.isArray(item.prizes) ? item.prizes : []) as { name?: string; value?: unknown; weight?: unknown }[];
+  const total = prizes.reduce((sum, prize) => sum + num(prize.weight), 0);
+  return prizes.map((prize) => {
+    const weight = num(prize.weight);
+    return item.showOdds === false ? { name: prize.name ?? '', value: num(prize.value), weight: null, odds: null }
+      : { name: prize.name ?? '', value: num(prize.value), weight, odds: total > 0 ? weight / total : 0 };
+  });
+}
+
 /** What the preview shows for an item of a kind the widget has a section for, from the item as the API would take it. */
 export function previewOf(kind: string, item: Item): { panel: PreviewPanel; answers: Record<string, unknown> } | null {
   if (kind === 'rewards') return { panel: 'rewards', answers: { '/rewards': { rewards: [rewardAnswer(item)] } } };
@@ -86,7 +97,7 @@ export function previewOf(kind: string, item: Item): { panel: PreviewPanel; answ
   if (kind !== 'games') return null;
   const game = {
     id: 'gam_preview', name: item.name || words.preview.untitled, type: item.type ?? 'SPIN_WHEEL', pointsCost: num(item.pointsCost),
-    prizes: Array.isArray(item.prizes) ? item.prizes : [], multiplier: 1, availability: { reason: null, availableAt: null },
+    prizes: prizesShown(item), showOdds: item.showOdds !== false, multiplier: 1, availability: { reason: null, availableAt: null },
   };
   if (game.type !== 'DAILY_CHECKIN') return { panel: 'games', answers: { '/games': { games: [game] } } };
   const bonuses = (Array.isArray(item.streakBonuses) ? item.streakBonuses : []) as { day: number; bonus: number }[];

@@ -87,6 +87,7 @@ function show(next: PreviewRequest) {
     publicKey: 'pk_preview', externalId: 'preview', timestamp: Date.now(), signature: 'preview', language: next.language,
     displayMode: look.displayMode, theme: { ...look.theme, position: look.position },
     onReady: () => {
+      if (!next.open) return;
       window.Punchcard!.open();
       if (next.panel) openPanel(next.panel);
     },

@@ -9,6 +9,8 @@ export interface Look {
   languages: string[];
   defaultLanguage: string;
   programName: string | null;
+  /** The floating launcher's text before the balance; null: the balance alone. */
+  launcherText: string | null;
 }
 
 /** The sections the preview may open at once (the catalog's kinds); null shows the home. */
@@ -20,6 +22,8 @@ export interface PreviewRequest {
   language: string;
   look: Look;
   panel: PreviewPanel | null;
+  /** false: the widget stays closed, showing its launcher (the Widget page's launcher preview). */
+  open: boolean;
   /** The sample member's name and level names, in the admin's words. */
   sample: { name: string; level: string; nextLevel: string };
   /** Answers by widget API path (`/rewards`); any other path answers 404, which hides its section. */

@@ -26,11 +26,12 @@ export function OperatorSettings({ project, session }: PageProps) {
   });
   const form = useForm({ email: '', role: 'staff' });
   const send = form.submit(async ({ email, role }) => {
-    const made = await api<{ inviteUrl: string }>('POST', path, { email, role });
+    // Someone who already has a password gets the role at once, and no link (docs/admin.md).
+    const made = await api<{ inviteUrl: string | null }>('POST', path, { email, role });
     setInvite(made.inviteUrl);
     form.reset({ email: '', role: 'staff' });
     operators.reload();
-    return undefined;
+    return made.inviteUrl === null ? fill(w.added, { email: email as string }) : undefined;
   });
   const roleOptions = ROLES.map((role) => [role, words.roles[role]] as const);
   return (

@@ -11,6 +11,7 @@ interface ProjectView {
   referral: { referrerReward: number; refereeReward: number; referralUrl: string | null };
   widget: { allowedOrigins: string[] };
   valuePerPoint: { amount: number; currency: string } | null;
+  admin: { ownerTotpRequired: boolean };
 }
 
 /** Form names are the API's paths, so each message shows beside its field. */
@@ -20,6 +21,7 @@ const valuesOf = (p: ProjectView): Values => ({
   'referral.refereeReward': String(p.referral.refereeReward),
   'valuePerPoint.amount': p.valuePerPoint ? String(p.valuePerPoint.amount) : '', 'valuePerPoint.currency': p.valuePerPoint?.currency ?? '',
   'widget.allowedOrigins': p.widget.allowedOrigins.join('\n'),
+  'admin.ownerTotpRequired': p.admin.ownerTotpRequired,
 });
 
 /** The project's own settings: owners change them, everyone else reads them. */
@@ -42,6 +44,7 @@ function ProjectForm({ path, initial, readOnly }: { path: string; initial: Proje
       referral: { referralUrl: text('referral.referralUrl') || null, referrerReward: numberOrText(v['referral.referrerReward']!), refereeReward: numberOrText(v['referral.refereeReward']!) },
       valuePerPoint: amount === '' ? null : { amount: numberOrText(amount), currency: text('valuePerPoint.currency').toUpperCase() },
       widget: { allowedOrigins: text('widget.allowedOrigins').split(/\s+/).filter(Boolean) },
+      admin: { ownerTotpRequired: v['admin.ownerTotpRequired'] === true },
     });
     form.reset(valuesOf(saved));
     return words.common.saved;
@@ -74,6 +77,7 @@ function ProjectForm({ path, initial, readOnly }: { path: string; initial: Proje
         </div>
       </fieldset>
       <Field {...common} name="widget.allowedOrigins" label={w.origins} hint={w.originsHint} multiline />
+      <Field {...common} name="admin.ownerTotpRequired" label={w.ownerTotp} hint={w.ownerTotpHint} />
       {!readOnly && <Submit form={form}>{words.common.save}</Submit>}
     </Form>
   );

@@ -13,7 +13,8 @@ export type Values = Record<string, Value>;
 export function fieldErrors(message: string, fields: string[]): { byField: Record<string, string>; rest: string[] } {
   const byField: Record<string, string> = {};
   const rest: string[] = [];
-  for (const part of message.split(/;\s+/)) {
+  // The API joins its issues with "; ", each starting with what it names; a semicolon inside one sentence stays in it.
+  for (const part of message.split(/;\s+(?="|Unknown (?:field|query parameter) "|Query parameter "|The request )/)) {
     const named = /^(?:Unknown (?:field|query parameter) |Query parameter )?"([^"]+)"/.exec(part)?.[1];
     const field = named === undefined ? undefined
       : fields.filter((name) => named === name || named.startsWith(`${name}.`)).sort((a, b) => b.length - a.length)[0];

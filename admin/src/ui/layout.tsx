@@ -4,6 +4,7 @@ import { words } from '../i18n/words.ts';
 import { BASE, navigate, projectHref } from '../router.ts';
 import type { Project, Session } from '../session.ts';
 import { Link } from './link.tsx';
+import { Alert } from './notice.tsx';
 
 /** The main navigation's sections, in order: their links are named exactly as the catalogue says. */
 const SECTIONS = ['overview', 'members', 'catalog', 'claims', 'widget', 'settings', 'audit'] as const;
@@ -55,7 +56,12 @@ export function Layout({ session, project, section, setSession, children }: Layo
           </ul>
         </nav>
       )}
-      <main id="main" tabIndex={-1}>{children}</main>
+      <main id="main" tabIndex={-1}>
+        {project?.role === 'owner' && project.ownerTotpRequired && !session.operator.totpEnabled && section !== 'settings' && (
+          <Alert>{words.layout.ownerTotp} <Link href={projectHref(project.id, 'settings/account')}>{words.layout.ownerTotpLink}</Link></Alert>
+        )}
+        {children}
+      </main>
     </>
   );
 }

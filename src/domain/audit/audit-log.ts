@@ -2,6 +2,7 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import type { Page } from '../../shared/page.ts';
 import { DAY_MS } from '../../shared/clock.ts';
+import { projectTimeZone, shiftDate, wallClockInstant } from '../project/calendar.ts';
 
 /** Who made a change: an operator (the admin), the CLI, or a secret key (the server API). */
 export interface AuditActor {
@@ -92,6 +93,22 @@ const FILTERED = `FROM audit_log WHERE project_id = @projectId
   AND (@action IS NULL OR action LIKE @action ESCAPE '\\')
   AND (@target IS NULL OR target = @target)
   AND (@from IS NULL OR at >= @from) AND (@to IS NULL OR at < @to)`;
+
+const dayStart = (day: string, timeZone: string) => wallClockInstant(`${day}T00:00:00`, timeZone).toISOString();
+
+/**
+ * The instants of a filter's `from` and `to` as the admin gives them: a day (YYYY-MM-DD) is the
+ * project's local day, `from` from its first moment and `to` through its last; an instant (a
+ * parsed ISO date-time) is itself (`to` excluded).
+ */
+export function auditPeriod(db: Db, projectId: string, period: { from?: string | Date | undefined; to?: string | Date | undefined }): { from?: string; to?: string } {
+  const timeZone = projectTimeZone(db, projectId);
+  const instant = (value: string | Date | undefined, day: (value: string) => string) =>
+    (value === undefined ? undefined : value instanceof Date ? value.toISOString() : day(value));
+  const from = instant(period.from, (day) => dayStart(day, timeZone));
+  const to = instant(period.to, (day) => dayStart(shiftDate(day, 1), timeZone));
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+}
 
 /** A project's entries, newest first, with the filters applied. */
 export function listAudit(db: Db, projectId: string, filter: AuditFilter, page: { limit: number; offset: number }): { entries: AuditEntry[]; pagination: Page } {

@@ -340,16 +340,7 @@ export function listMembers(
 ): MemberPage {
   const search = query.search ?? '';
   const countLimit = query.offset + query.limit + SEARCH_COUNT_AHEAD;
-  const params = {
-    projectId,
-    slot: stmt<number>(db, 'SELECT search_slot FROM projects WHERE id = ?').pluck().get(projectId) ?? 0,
-    pattern: `%${escapeLike(search)}%`,
-    lowered: search.toLowerCase(),
-    phrase: trigramQuery(search),
-    limit: query.limit,
-    offset: query.offset,
-    countLimit,
-  };
+  const params = { ...searchParams(db, projectId, search), limit: query.limit, offset: query.offset, countLimit };
   const { levels } = projectContext(db, projectId);
   const page = (total: number, rows: MemberRow[]): MemberPage => ({
     members: rows.map((row) => toMember(row, levels)),
@@ -360,7 +351,7 @@ export function listMembers(
   // Other orders than newest first sort the matching rows (no index: one on points would cost every award a page).
   const order = query.sort === undefined || query.sort === 'createdAt' ? null : MEMBER_SORTS[query.sort];
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-  const orderBy = order === null ? `created_at ${direction}, id ${direction}` : `${order} ${direction}, id ${direction}`;
+  const orderBy = orderClause(query);
   const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`, params);
   // Newest first also pages on by cursor; other orders by offset, within the same reach.
   if (!search && order === null && direction === 'DESC') return listing(db, where, params, query, page);
@@ -373,6 +364,36 @@ export function listMembers(
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
   return page(matches.length, ids.map((id) => memberById(db, id)));
+}
+
+/** The bound values every listing's statements share: the project, its search slot and the search text's forms. */
+function searchParams(db: Db, projectId: string, search: string) {
+  return {
+    projectId,
+    slot: stmt<number>(db, 'SELECT search_slot FROM projects WHERE id = ?').pluck().get(projectId) ?? 0,
+    pattern: `%${escapeLike(search)}%`,
+    lowered: search.toLowerCase(),
+    phrase: trigramQuery(search),
+  };
+}
+
+/** A listing's ORDER BY: newest first unless a sort is given, the id breaking ties. */
+function orderClause(query: Partial<MemberSort>): string {
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const column = query.sort === undefined ? 'created_at' : MEMBER_SORTS[query.sort];
+  return `${column} ${direction}, id ${direction}`;
+}
+
+/**
+ * Every member a listing would page through, in its order, at most `max` of them, in one
+ * statement: the admin's CSV of a search or of the whole project (however many pages deep; a
+ * page's reach limit is for pages, not for an export).
+ */
+export function allMembers(db: Db, projectId: string, query: { search?: string | undefined } & Partial<MemberSort>, max: number): Member[] {
+  const search = query.search ?? '';
+  const { levels } = projectContext(db, projectId);
+  return selectMembers(db, `WHERE ${scope(search, isAscii(search))} ORDER BY ${orderClause(query)} LIMIT @max`, { ...searchParams(db, projectId, search), max })
+    .map((row) => toMember(row, levels));
 }
 
 /** The listing without search: by offset or after a cursor, with the cursor of the page after it. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { listAudit } from '../../domain/audit/audit-log.ts';
+import { auditPeriod, listAudit } from '../../domain/audit/audit-log.ts';
 import { auditFilter } from '../../schemas/admin.ts';
 import * as admin from '../../schemas/answers/admin.ts';
 import type { ProjectApi } from './api.ts';
@@ -10,7 +10,7 @@ const AUDIT_COLUMNS = ['id', 'at', 'actor.type', 'actor.id', 'actor.label', 'act
 /** The project's audit log: every change by an operator, the CLI or a secret key, filtered, as JSON or CSV. */
 export function auditRoutes({ route, ctx }: ProjectApi): void {
   route('GET', '/audit', { query: v.strictObject({ ...auditFilter, ...listFields }), csv: true, responses: { 200: admin.auditList } }, ({ projectId, query }) => {
-    const filter = { actor: query.actor, action: query.action, target: query.target, from: query.from?.toISOString(), to: query.to?.toISOString() };
+    const filter = { actor: query.actor, action: query.action, target: query.target, ...auditPeriod(ctx.db, projectId, query) };
     return listAnswer(query, {
       key: 'entries', file: 'audit', columns: AUDIT_COLUMNS,
       page: (limit, offset) => {

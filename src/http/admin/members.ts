@@ -1,32 +1,39 @@
 import * as v from 'valibot';
 import { adjustPoints } from '../../domain/ledger/ledger.ts';
-import { listMembers } from '../../domain/members/members.ts';
+import { allMembers, listMembers } from '../../domain/members/members.ts';
 import { eraseMember, exportMember } from '../../domain/members/privacy.ts';
 import { memberProfile, memberTransactions } from '../../domain/members/profile.ts';
 import { badRequest } from '../../shared/errors.ts';
 import { adjustBody, eraseBody, memberSearch } from '../../schemas/admin.ts';
+import { text } from '../../schemas/common.ts';
+import { MEMBER_PAGE_REACH } from '../../schemas/members.ts';
 import * as admin from '../../schemas/answers/admin.ts';
 import { pagination, transaction } from '../../schemas/answers/common.ts';
 import * as server from '../../schemas/answers/server.ts';
 import { Answer } from '../route.ts';
 import type { ProjectApi } from './api.ts';
-import { listAnswer, listFields, sortFields } from './lists.ts';
+import { csvResponse, listAnswer, listFields, MAX_EXPORT_ROWS, sortFields } from './lists.ts';
 
 const MEMBER_COLUMNS = ['id', 'externalId', 'email', 'name', 'points', 'totalPointsEarned', 'level', 'levelName', 'currentStreak', 'longestStreak', 'createdAt'];
 const TRANSACTION_COLUMNS = ['id', 'createdAt', 'type', 'source', 'amount', 'balance', 'actor', 'description', 'referenceId', 'expiresAt'];
 
+const memberListQuery = v.pipe(
+  v.strictObject({ ...memberSearch, cursor: v.optional(text(200)), ...sortFields(['createdAt', 'points', 'totalPointsEarned']), ...listFields }),
+  v.check((q) => q.format === 'csv' || q.offset + q.limit <= MEMBER_PAGE_REACH,
+    `offset + limit must be at most ${MEMBER_PAGE_REACH}: page on with pagination.next (the cursor, newest first), or narrow the search`),
+  v.check((q) => q.cursor === undefined || (q.search === undefined && q.offset === 0 && (q.sort ?? 'createdAt') === 'createdAt' && q.order !== 'asc'),
+    'cursor continues a listing without search, newest first: give it without search, offset or another sort'),
+);
+
 /** Members: search, profile, history, adjust points, export and erase; the same domain functions as /api/v1/members. */
 export function memberRoutes({ route, ctx }: ProjectApi): void {
-  route('GET', '/members', {
-    query: v.strictObject({ ...memberSearch, ...sortFields(['createdAt', 'points', 'totalPointsEarned']), ...listFields }), csv: true,
-    responses: { 200: server.memberList },
-  }, ({ projectId, query }) => listAnswer(query, {
-    key: 'members', columns: MEMBER_COLUMNS,
-    page: (limit, offset) => {
-      const { members, pagination: page } = listMembers(ctx.db, projectId, { ...query, limit, offset });
-      return { items: members, pagination: page };
-    },
-  }));
+  // Pages as /api/v1/members do (docs/api.md, "Paging members"): by offset within the first 10,000, newest first on by cursor;
+  // the CSV has every member the search matches, however deep.
+  route('GET', '/members', { query: memberListQuery, csv: true, responses: { 200: server.memberList } }, ({ projectId, query }) => {
+    if (query.format === 'csv') return csvResponse('members', MEMBER_COLUMNS, allMembers(ctx.db, projectId, query, MAX_EXPORT_ROWS));
+    const { members, pagination: page } = listMembers(ctx.db, projectId, query);
+    return { members, pagination: page };
+  });
 
   route('GET', '/members/:externalId', { responses: { 200: admin.memberProfile } }, ({ projectId, param }) => memberProfile(ctx.db, projectId, param('externalId')));
 

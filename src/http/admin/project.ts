@@ -8,7 +8,7 @@ import * as admin from '../../schemas/answers/admin.ts';
 import type { ProjectApi } from './api.ts';
 
 /** What staff may change of the project: the widget's look. Everything else is the owner's. */
-const LOOK_FIELDS = new Set(['theme', 'position', 'displayMode', 'languages', 'defaultLanguage', 'programName']);
+const LOOK_FIELDS = new Set(['theme', 'position', 'displayMode', 'languages', 'defaultLanguage', 'programName', 'launcherText']);
 
 /** Refuses (403) a staff member's change to anything but the widget's look. */
 function staffMayPatch(body: Record<string, unknown>): void {
