@@ -18,12 +18,13 @@ export const CREATING_COMMANDS = 'serve, migrate, projects create and seed --dem
 /** The --db option (or PUNCHCARD_DB) of the command being run. */
 export const dbPath = (command: Command) => setting(command, 'db', String)!;
 
+/** Whether a database file is there, and not empty. */
+export const hasDatabase = (path: string): boolean => existsSync(path) && statSync(path).size > 0;
+
 /**
  * Refuses a missing or empty database file: a wrong --db or working folder must not quietly
  * create (and then report on) a new empty database.
  */
-export const hasDatabase = (path: string): boolean => existsSync(path) && statSync(path).size > 0;
-
 export function requireDatabase(path: string): void {
   if (hasDatabase(path)) return;
   throw new Error(`no database at ${resolve(path)}${existsSync(path) ? ' (the file is empty)' : ''}. `

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { CreatedProject } from '../src/domain/project/projects.ts';
 
 export interface SecretLine {
   label: string;
@@ -26,3 +27,9 @@ export function revealSecrets(dbPath: string, name: string, secrets: SecretLine[
     file,
   };
 }
+
+/** A new project's secret key and widget secret (its publishable key is no secret), as revealSecrets shows them, named after the project. */
+export const revealProjectSecrets = (dbPath: string, created: CreatedProject, toStdout?: boolean, jsonFlag?: boolean) => revealSecrets(dbPath, created.project.id, [
+  { label: 'secret key', value: created.secretKey },
+  { label: 'widget secret', value: created.widgetSecret },
+], toStdout, jsonFlag);

@@ -14,7 +14,7 @@ import { databaseKeyFingerprint } from '../../src/db/store.ts';
 import { resolve } from 'node:path';
 import { bundledMigrations } from '../../src/db/migrations.ts';
 import { describeDifferences, schemaDifferences, schemaRemedy } from '../../src/db/schema-check.ts';
-import { openSqlite } from '../../src/db/sqlite.ts';
+import { sqliteVersion } from '../../src/db/sqlite.ts';
 import { isSingleExecutable, VERSION } from '../../src/shared/assets.ts';
 import { dbPath, hasDatabase, withStore } from '../context.ts';
 import { parseDuration, parsePositiveInt, printJson, printSummary, printTable } from '../output.ts';
@@ -88,10 +88,7 @@ export const expireCommand = new Command('expire')
 
 /** What doctor checks before any database: this program runs here (its SQLite driver loads) and carries its migrations. */
 async function programCheck() {
-  const sqlite = openSqlite(':memory:');
-  const version = sqlite.prepare('SELECT sqlite_version()').pluck().get() as string;
-  sqlite.close();
-  return { version: VERSION, node: process.versions.node, singleExecutable: isSingleExecutable(), sqlite: version, migrations: (await bundledMigrations()).length };
+  return { version: VERSION, node: process.versions.node, singleExecutable: isSingleExecutable(), sqlite: sqliteVersion(), migrations: (await bundledMigrations()).length };
 }
 
 interface DoctorOptions { maxLag: string; rebuildFigures?: boolean; json?: boolean }

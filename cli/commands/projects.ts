@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { createProject, listProjects, rotateWidgetSecret, updateProject } from '../../src/domain/project/projects.ts';
 import { dbPath, withStore } from '../context.ts';
-import { revealSecrets } from '../secret-output.ts';
+import { revealProjectSecrets, revealSecrets } from '../secret-output.ts';
 import { parsePositiveInt, printJson, printTable } from '../output.ts';
 
 export const projectsCommand = new Command('projects').description('the projects (tenants) themselves, each with its own keys, members, catalog and settings');
@@ -19,10 +19,7 @@ projectsCommand.command('create')
       { field: 'name', value: created.project.name },
       { field: 'publishable key', value: created.publishableKey },
     ], ['field', 'value']);
-    const { lines } = revealSecrets(dbPath(command), created.project.id, [
-      { label: 'secret key', value: created.secretKey },
-      { label: 'widget secret', value: created.widgetSecret },
-    ]);
+    const { lines } = revealProjectSecrets(dbPath(command), created);
     console.log(`\nThe secret key and the widget secret are shown only now; store them somewhere safe:\n${lines.join('\n')}`);
   }, { create: true }));
 

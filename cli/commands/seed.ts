@@ -9,7 +9,7 @@ import { validate } from '../../src/shared/validate.ts';
 import { CATALOGS } from '../../src/schemas/catalog.ts';
 import { projectPatchBody } from '../../src/schemas/project.ts';
 import { dbPath, withStore } from '../context.ts';
-import { revealSecrets } from '../secret-output.ts';
+import { revealProjectSecrets } from '../secret-output.ts';
 import type { Store } from '../../src/db/store.ts';
 import { getProject, type CreatedProject } from '../../src/domain/project/projects.ts';
 import { createDemoProject, demoProject } from '../../src/domain/widget/widget-demo.ts';
@@ -197,10 +197,7 @@ export const seedCommand = new Command('seed')
       return printJson({ ...result, ...keys });
     }
     // The new demo project's keys, shown once as projects create shows them: to a terminal, else to a 0600 file, never into a log.
-    const keyLines = newProject ? [`  publishable key  ${newProject.publishableKey}`, ...revealSecrets(dbPath(command), newProject.project.id, [
-      { label: 'secret key', value: newProject.secretKey },
-      { label: 'widget secret', value: newProject.widgetSecret },
-    ]).lines] : [];
+    const keyLines = newProject ? [`  publishable key  ${newProject.publishableKey}`, ...revealProjectSecrets(dbPath(command), newProject).lines] : [];
     console.log([
       `${newProject ? 'Created the demo project' : 'Seeded project'} "${result.project.name}" (${result.project.id}).`,
       `Catalog: ${result.created} created, ${result.skipped.length} skipped. Demo members added: ${result.demoMembers}.`,

@@ -7,16 +7,13 @@ import { parseMasterKey } from '../../src/shared/secrets.ts';
 import { CONNECTION_DEFAULTS, startServer } from '../../src/server.ts';
 import { dbPath } from '../context.ts';
 import { parseBoolean, parseChoice, parseCount, parseDuration, parsePort, parseUrl, setting, type Parse } from '../options.ts';
-import { revealSecrets } from '../secret-output.ts';
+import { revealProjectSecrets } from '../secret-output.ts';
 import { replicationBanner } from './replicate.ts';
 import { listenHttps, trustHelp, type LocalCertificate } from '../local-https.ts';
 
 /** The first start's keys: on a terminal in full; otherwise (systemd's journal) in a new 0600 file. */
 function bootstrapBanner(created: CreatedProject, url: string, db: string): string {
-  const { lines, file } = revealSecrets(db, created.project.id, [
-    { label: 'secret key', value: created.secretKey },
-    { label: 'widget secret', value: created.widgetSecret },
-  ], process.stdout.isTTY === true, false); // serve has no --json
+  const { lines, file } = revealProjectSecrets(db, created, process.stdout.isTTY === true, false); // serve has no --json
   return `
 Created project "${created.project.name}" (${created.project.id}): the database had no project yet (the demo shop does not count).
   publishable key  ${created.publishableKey}

@@ -77,7 +77,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * `punchcard-2026-05-01T031500.123Z.db`: the UTC time to the millisecond (two runs in one second
  * get two names), sortable as text, without colons (some file systems refuse them).
  */
-export function backupName(dbPath: string, now: Date): string {
+function backupName(dbPath: string, now: Date): string {
   const iso = now.toISOString();
   return `${baseName(dbPath)}-${iso.slice(0, 10)}T${iso.slice(11, 23).replace(/:/g, '')}Z.db`;
 }
@@ -95,7 +95,7 @@ function weekOf(date: string): string {
  * copies of another database, and copies written under a name of your choosing are never touched.
  * The newest copy is always kept; without a retention, every copy is.
  */
-export function pruneBackups(folder: string, dbPath: string, retention: Retention): { pruned: string[]; kept: number } {
+function pruneBackups(folder: string, dbPath: string, retention: Retention): { pruned: string[]; kept: number } {
   const own = new RegExp(`^${escapeRegExp(baseName(dbPath))}-(\\d{4}-\\d{2}-\\d{2})T\\d{6}\\.\\d{3}Z\\.db$`);
   const copies = readdirSync(folder).filter((name) => own.test(name)).sort().reverse(); // newest first
   if (retention.keep === undefined && retention.keepWeekly === undefined) return { pruned: [], kept: copies.length };

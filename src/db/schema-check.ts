@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from './connection.ts';
 import { migrate, type Migration } from './migrations.ts';
 import { hasRootFile, readRootFile } from '../shared/assets.ts';
-import { openSqlite } from './sqlite.ts';
+import { openSqlite, sqliteVersion } from './sqlite.ts';
 
 /**
  * Whether a database file holds exactly the schema Punchcard's migrations make. A trigger, view,
@@ -84,10 +84,7 @@ function buildSchema(migrations: Migration[]): ExpectedSchema {
  * command and every start would pay.
  */
 export function schemaFile(migrations: Migration[]): string {
-  const probe = openSqlite(':memory:');
-  const sqliteVersion = probe.prepare('SELECT sqlite_version()').pluck().get() as string;
-  probe.close();
-  return JSON.stringify({ key: keyOf(migrations, sqliteVersion), ...buildSchema(migrations) });
+  return JSON.stringify({ key: keyOf(migrations, sqliteVersion()), ...buildSchema(migrations) });
 }
 
 /** Built schemas by key, for a process that opens many databases (a test run). */
@@ -95,7 +92,7 @@ const built = new Map<string, ExpectedSchema>();
 
 /** What the migrations make: the built file's when it holds for them, else applied in memory now (a checkout not built since). */
 function expectedSchema(db: Db, migrations: Migration[]): ExpectedSchema {
-  const key = keyOf(migrations, db.prepare('SELECT sqlite_version()').pluck().get() as string);
+  const key = keyOf(migrations, sqliteVersion(db));
   let schema = built.get(key);
   if (!schema && hasRootFile(SCHEMA_FILE)) {
     const file = JSON.parse(readRootFile(SCHEMA_FILE).toString('utf8')) as ExpectedSchema & { key: string };

@@ -58,6 +58,19 @@ export function openSqlite(path: string, options: Database.Options = {}): Databa
 }
 
 /**
+ * The version of the SQLite better-sqlite3 carries: of `db`, or of a connection opened in memory for
+ * the asking (which also proves the driver loads).
+ */
+export function sqliteVersion(db?: Database.Database): string {
+  const connection = db ?? openSqlite(':memory:');
+  try {
+    return connection.prepare('SELECT sqlite_version()').pluck().get() as string;
+  } finally {
+    if (!db) connection.close();
+  }
+}
+
+/**
  * The SQL functions of ours the schema uses, on every connection (the server's, the CLI's, the
  * schema check's in-memory copy of the migrations): SQLite's lower() and LIKE fold ASCII letters
  * only, and member search folds every letter (Ünal, émilie); the programme's daily figures count

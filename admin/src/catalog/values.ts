@@ -1,5 +1,5 @@
 // An item of a catalog kind as its form holds it (text per field), and back as the API takes it.
-import type { Value, Values } from '../ui/form-values.ts';
+import { numberOrText, type Value, type Values } from '../ui/form-values.ts';
 import type { FieldSpec, KindSpec } from './kinds.ts';
 
 type Item = Record<string, unknown>;
@@ -50,7 +50,7 @@ function apiValue(field: FieldSpec, value: Value | undefined): unknown {
   if (field.type === 'multi') return Array.isArray(value) && value.length ? value : field.nullable ? null : [];
   const text = typeof value === 'string' ? value : '';
   if (text.trim() === '') return field.nullable || field.type === 'ref' ? null : undefined;
-  if (field.type === 'int' || field.type === 'number') return Number.isFinite(Number(text)) ? Number(text) : text;
+  if (field.type === 'int' || field.type === 'number') return numberOrText(text);
   if (field.type === 'datetime') {
     const date = new Date(text);
     return Number.isNaN(date.getTime()) ? text : date.toISOString();

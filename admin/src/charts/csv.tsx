@@ -5,7 +5,7 @@ import { words } from '../i18n/words.ts';
  * Downloads rows the page already shows as a CSV file. The text is csv-stringify's (never CSV
  * written by hand), loaded on the first download: most visits never need it.
  */
-export async function downloadCsv(name: string, header: string[], rows: (string | number | null)[][]): Promise<void> {
+async function downloadCsv(name: string, header: string[], rows: (string | number | null)[][]): Promise<void> {
   const { stringify } = await import('csv-stringify/browser/esm/sync');
   const url = URL.createObjectURL(new Blob([stringify([header, ...rows])], { type: 'text/csv;charset=utf-8' }));
   const link = document.createElement('a');

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { words } from '../i18n/words.ts';
 import { READY, type Look, type PreviewPanel, type PreviewRequest } from './protocol.ts';
 
-export const PREVIEW_PATH = '/admin/preview';
+const PREVIEW_PATH = '/admin/preview';
 
 /** The sample member's points; the widget's answers below are computed against them. */
 const SAMPLE_POINTS = 320;
@@ -56,7 +56,7 @@ type Item = Record<string, unknown>;
 const num = (value: unknown, fallback = 0) => (typeof value === 'number' ? value : fallback);
 
 /** A reward as the widget's /rewards answers it for the sample member. */
-export function rewardAnswer(item: Item) {
+function rewardAnswer(item: Item) {
   const cost = num(item.pointsCost);
   const minLevel = num(item.minLevel);
   return {
@@ -67,7 +67,7 @@ export function rewardAnswer(item: Item) {
 }
 
 /** A quest as the widget's /quests answers it, not started. */
-export function questAnswer(item: Item) {
+function questAnswer(item: Item) {
   return {
     id: 'qst_preview', name: item.name || words.preview.untitled, description: item.description ?? null, imageUrl: item.imageUrl ?? null,
     linkUrl: item.linkUrl ?? null, completionMode: item.completionMode ?? 'MANUAL', points: num(item.points), targetCount: num(item.targetCount, 1),
