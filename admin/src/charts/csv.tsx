@@ -1,4 +1,3 @@
-import { useId } from 'preact/hooks';
 import { words } from '../i18n/words.ts';
 
 /**
@@ -17,8 +16,7 @@ async function downloadCsv(name: string, header: string[], rows: (string | numbe
 
 /** The button for downloadCsv, named for what it downloads. */
 export function CsvButton({ name, header, rows, label }: { name: string; header: string[]; rows: (string | number | null)[][]; label: string }) {
-  const id = useId();
   return (
-    <button type="button" id={id} onClick={() => void downloadCsv(name, header, rows)} aria-label={`${words.table.csv}: ${label}`}>{words.table.csv}</button>
+    <button type="button" onClick={() => void downloadCsv(name, header, rows)} aria-label={`${words.table.csv}: ${label}`}>{words.table.csv}</button>
   );
 }
