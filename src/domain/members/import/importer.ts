@@ -143,6 +143,14 @@ function profileChanges(member: MemberRow, row: ImportRow): MemberProfile {
   return changes;
 }
 
+/** The row's dates as instants in the project's time zone; throws (400) for one that is not a real date, or an expiry not in the future. */
+export function checkRowDates(row: ImportRow, timeZone: string, now: Date): { joinedAt?: Date | undefined; expiresAt?: Date | undefined } {
+  const joinedAt = row.joinedAt === undefined ? undefined : importInstant(row.joinedAt, timeZone, 'joinedAt');
+  const expiresAt = row.pointsExpireAt === undefined ? undefined : importInstant(row.pointsExpireAt, timeZone, 'pointsExpireAt');
+  if (expiresAt && expiresAt <= now) throw badRequest(`"pointsExpireAt" must be in the future (${row.pointsExpireAt})`);
+  return { joinedAt, expiresAt };
+}
+
 /**
  * Imports one member: creates or finds them, brings their profile up to the row, and writes the
  * opening balance as one IMPORTED ledger entry through postToLedger (the project's expiry rules run
@@ -152,14 +160,6 @@ function profileChanges(member: MemberRow, row: ImportRow): MemberProfile {
  * transaction (a savepoint inside a batch): a row that fails undoes only itself. Throws AppError
  * for a row that cannot be imported.
  */
-/** The row's dates as instants in the project's time zone; throws (400) for one that is not a real date, or an expiry not in the future. */
-export function checkRowDates(row: ImportRow, timeZone: string, now: Date): { joinedAt?: Date | undefined; expiresAt?: Date | undefined } {
-  const joinedAt = row.joinedAt === undefined ? undefined : importInstant(row.joinedAt, timeZone, 'joinedAt');
-  const expiresAt = row.pointsExpireAt === undefined ? undefined : importInstant(row.pointsExpireAt, timeZone, 'pointsExpireAt');
-  if (expiresAt && expiresAt <= now) throw badRequest(`"pointsExpireAt" must be in the future (${row.pointsExpireAt})`);
-  return { joinedAt, expiresAt };
-}
-
 export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line: string, now: Date): RowReport {
   return atomically(db, () => {
     const { timeZone, levels } = projectContext(db, settings.projectId);
