@@ -5,7 +5,7 @@ import { addMs, DAY_MS } from '../../../shared/clock.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { moveJoinDate } from '../../analytics/figures.ts';
 import { levelFor } from '../../levels/member-level.ts';
-import { expireDuePoints, postToLedger } from '../../ledger/ledger.ts';
+import { expireDuePoints, pendingPointsOf, postToLedger } from '../../ledger/ledger.ts';
 import { addPendingPoints, dropPendingPoints, hasPendingFrom } from '../../ledger/pending.ts';
 import { wallClockInstant } from '../../project/calendar.ts';
 import { projectContext } from '../../project/project-context.ts';
@@ -211,8 +211,7 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
       const difference = available - current.points;
       if (difference !== 0) post(difference, `Balance set to ${available} from ${settings.label} (${where})`);
       if (settings.pending.as === 'pending') {
-        const held = stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM pending_points WHERE member_id = ?').pluck().get(found.id)!;
-        if (held !== pending) {
+        if (pendingPointsOf(db, found.id) !== pending) {
           dropPendingPoints(db, found.id);
           if (pending > 0) leavePending(settings.pending.days);
           else changed = true;
