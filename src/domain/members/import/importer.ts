@@ -4,6 +4,7 @@ import { atomically } from '../../../db/transaction.ts';
 import { addMs, DAY_MS } from '../../../shared/clock.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { moveJoinDate } from '../../analytics/figures.ts';
+import type { Level } from '../../catalog/level-kind.ts';
 import { levelFor } from '../../levels/member-level.ts';
 import { expireDuePoints, pendingPointsOf, postToLedger } from '../../ledger/ledger.ts';
 import { addPendingPoints, dropPendingPoints, hasPendingFrom } from '../../ledger/pending.ts';
@@ -93,8 +94,7 @@ export function importInstant(text: string, timeZone: string, field: string): Da
 }
 
 /** The project level a file names (a number, or a name compared without regard to case and spaces), or why there is none. */
-function projectLevel(db: Db, projectId: string, wanted: number | string): { level: number } | string {
-  const { levels } = projectContext(db, projectId);
+function projectLevel(levels: readonly Level[], wanted: number | string): { level: number } | string {
   const key = (name: string) => name.toLowerCase().replace(/\s+/g, '');
   if (wanted === 0 || (typeof wanted === 'string' && wanted.trim() === '0')) return { level: 0 };
   const found = levels.find((l) => (typeof wanted === 'number' ? l.level === wanted : key(l.name) === key(wanted) || String(l.level) === wanted.trim()));
@@ -220,7 +220,7 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
     }
 
     if (row.level !== undefined) {
-      const wanted = projectLevel(db, settings.projectId, row.level);
+      const wanted = projectLevel(levels, row.level);
       if (typeof wanted === 'string') warnings.push(wanted);
       else if (wanted.level > levelFor(levels, current.total_points_earned, current.level_floor).level) {
         // The tier they had: kept as the member's lowest level (levels otherwise follow lifetime points).
