@@ -67,6 +67,32 @@ export interface RowReport {
   warnings: string[];
 }
 
+/** What an import did, counted over its rows: a batch's summary, and `members import`'s. */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  /** Points the rows added to balances (a reset may take some: then negative). */
+  pointsImported: number;
+  pendingImported: number;
+}
+
+export const noImportCounts = (): ImportCounts => ({ created: 0, updated: 0, unchanged: 0, skipped: 0, pointsImported: 0, pendingImported: 0 });
+
+/** Adds what one imported row did to the counts. */
+export function countRow(counts: ImportCounts, report: RowReport): void {
+  counts[report.outcome === 'new' ? 'created' : report.outcome]++;
+  counts.pointsImported += report.points;
+  counts.pendingImported += report.pending;
+}
+
+/** Who a row names, once per import: its externalId, or the email an email-keyed member is keyed by. */
+export const rowIdentity = (row: ImportRow): string => (row.externalId !== undefined ? `id:${row.externalId}` : `email:${emailKey(row.email!)}`);
+
+/** That identity as an error names it: `externalId "123"`, `email kim@example.com`. */
+export const describeRowIdentity = (row: ImportRow): string => (row.externalId !== undefined ? `externalId "${row.externalId}"` : `email ${row.email}`);
+
 /** The project's sum of balances: an import's summary shows it before and after. */
 export const sumOfBalances = (db: Db, projectId: string): number =>
   stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM members WHERE project_id = ?').pluck().get(projectId)!;
