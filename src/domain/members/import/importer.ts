@@ -98,7 +98,7 @@ export const sumOfBalances = (db: Db, projectId: string): number =>
   stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM members WHERE project_id = ?').pluck().get(projectId)!;
 
 /** The reference of an import's ledger entries and pending points. */
-export const importReference = (importKey: string) => `import:${importKey}`;
+const importReference = (importKey: string) => `import:${importKey}`;
 
 const ZONED = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -106,7 +106,7 @@ const ZONED = /(?:Z|[+-]\d{2}:?\d{2})$/i;
  * An import date as an instant: a date alone is midnight in the project's time zone (spreadsheets
  * write dates that way), a date-time without a zone is that wall-clock time there.
  */
-export function importInstant(text: string, timeZone: string, field: string): Date {
+function importInstant(text: string, timeZone: string, field: string): Date {
   const [date, time = '00:00:00'] = text.split(/[T ]/i) as [string, string?];
   const zoned = ZONED.test(time);
   const instant = zoned
