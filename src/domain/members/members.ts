@@ -349,18 +349,16 @@ export function listMembers(
   const ascii = isAscii(search);
   const where = scope(search, ascii);
   // Other orders than newest first sort the matching rows (no index: one on points would cost every award a page).
-  const order = query.sort === undefined || query.sort === 'createdAt' ? null : MEMBER_SORTS[query.sort];
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-  const orderBy = orderClause(query);
-  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`, params);
+  const newestFirstOrder = (query.sort ?? 'createdAt') === 'createdAt' && query.order !== 'asc';
+  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderClause(query)} LIMIT @limit OFFSET @offset`, params);
   // Newest first also pages on by cursor; other orders by offset, within the same reach.
-  if (!search && order === null && direction === 'DESC') return listing(db, where, params, query, page);
+  if (!search && newestFirstOrder) return listing(db, where, params, query, page);
   if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
   }
   const matches = stmt<[number, string]>(db, INDEXED_MATCHES[ascii ? 'ascii' : 'other']).raw(true).all(params);
-  if (matches.length === countLimit || order !== null || direction === 'ASC') return page(Math.min(matches.length, countLimit), selectPage());
+  if (matches.length === countLimit || !newestFirstOrder) return page(Math.min(matches.length, countLimit), selectPage());
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
   return page(matches.length, ids.map((id) => memberById(db, id)));
