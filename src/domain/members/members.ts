@@ -205,6 +205,15 @@ function insertMember(db: Db, projectId: string, externalId: string, profile: Me
   return toRow(values);
 }
 
+/** A new member, with member.created: for a caller that has found none with `externalId`. Returns its row. */
+export function createMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+  return atomically(db, () => {
+    const row = insertMember(db, projectId, externalId, profile, now);
+    emitMember(db, projectId, 'member.created', memberView(db, row), now);
+    return row;
+  });
+}
+
 /** Creates the member, or updates the given fields of an existing one. */
 export function upsertMember(
   db: Db,
@@ -215,10 +224,11 @@ export function upsertMember(
   return atomically(db, () => {
     const { externalId, ...profile } = input;
     const existing = findMember(db, projectId, externalId);
-    if (existing) writeProfile(db, existing.id, profile, now);
-    const member = memberView(db, existing ? memberById(db, existing.id) : insertMember(db, projectId, externalId, profile, now));
-    emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
-    return { member, created: !existing };
+    if (!existing) return { member: memberView(db, createMember(db, projectId, externalId, profile, now)), created: true };
+    writeProfile(db, existing.id, profile, now);
+    const member = memberView(db, memberById(db, existing.id));
+    emitMember(db, projectId, 'member.updated', member, now);
+    return { member, created: false };
   });
 }
 

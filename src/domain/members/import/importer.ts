@@ -12,7 +12,7 @@ import { wallClockInstant } from '../../project/calendar.ts';
 import { projectContext } from '../../project/project-context.ts';
 import { keepReferralCode } from '../../referrals/referrals.ts';
 import { adoptImportedMember, emailKey, markImportedByEmail } from '../imported-email.ts';
-import { findMember, memberByEmail, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members.ts';
+import { createMember, findMember, memberByEmail, memberById, updateMember, type MemberProfile, type MemberRow } from '../members.ts';
 
 /**
  * One member to import, validated (src/schemas/member-import.ts): from a file through its
@@ -147,8 +147,7 @@ function memberFor(db: Db, projectId: string, row: ImportRow, joinedAt: Date | u
   const externalId = row.externalId ?? emailKey(row.email!);
   const profile: MemberProfile = { ...(row.email !== undefined ? { email: row.email } : {}), ...(row.name !== undefined ? { name: row.name } : {}),
     ...(row.birthday !== undefined ? { dateOfBirth: row.birthday } : {}) };
-  upsertMember(db, projectId, { externalId, ...profile }, now);
-  const member = findMember(db, projectId, externalId)!;
+  const member = createMember(db, projectId, externalId, profile, now);
   // When they joined the old programme: member lists sort by it.
   if (joinedAt) {
     stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(joinedAt.toISOString(), member.id);
