@@ -8,7 +8,7 @@ import { createReadStream, openSync, readSync, closeSync } from 'node:fs';
 // it writes anything.
 
 /** A record longer than this is not a member: a field of megabytes means a broken file. */
-export const MAX_RECORD_BYTES = 1024 * 1024;
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 export class FileProblem extends Error {
   constructor(message: string, readonly line?: number) {

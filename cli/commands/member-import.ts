@@ -5,8 +5,10 @@ import type { Db } from '../../src/db/connection.ts';
 import { begin, end } from '../../src/db/transaction.ts';
 import { storeSettings, liveStore } from '../../src/domain/commerce/stores.ts';
 import { type ColumnMap, type ColumnPlan, type ImportSource, type SourceName, parseColumnMap, planColumns, rowFrom } from '../../src/domain/members/import/columns.ts';
-import { emailKey } from '../../src/domain/members/imported-email.ts';
-import { checkRowDates, importRow, sumOfBalances, type ImportRow, type ImportSettings, type RowReport } from '../../src/domain/members/import/importer.ts';
+import {
+  checkRowDates, countRow, describeRowIdentity, type ImportCounts, importRow, type ImportRow, type ImportSettings, noImportCounts, rowIdentity, type RowReport,
+  sumOfBalances,
+} from '../../src/domain/members/import/importer.ts';
 import { projectContext } from '../../src/domain/project/project-context.ts';
 import { earlierRun, finishRun, startRun, type EarlierRun } from '../../src/domain/members/import/runs.ts';
 import { guessSource, SOURCE_NAMES, sourceNamed } from '../../src/domain/members/import/sources.ts';
@@ -50,9 +52,6 @@ class Notes {
     if (this.list.length < KEPT) this.list.push(note);
   }
 }
-
-const identityOf = (row: ImportRow) => (row.externalId !== undefined ? `id:${row.externalId}` : `email:${emailKey(row.email!)}`);
-const describeIdentity = (row: ImportRow) => (row.externalId !== undefined ? `externalId "${row.externalId}"` : `email ${row.email}`);
 
 const formatOf = (file: string, given: FileFormat | undefined): FileFormat => given ?? (/\.(jsonl|ndjson)$/i.test(file) ? 'jsonl' : 'csv');
 
@@ -135,9 +134,9 @@ async function checkFile(reading: Reading, size: number, timeZone: string, now: 
     }
     if (row === null) continue;
     check.rows++;
-    const first = seen.firstLine(identityHash(identityOf(row)), record.line);
+    const first = seen.firstLine(identityHash(rowIdentity(row)), record.line);
     if (first !== undefined) {
-      refuse(record.line, `${describeIdentity(row)} is already on line ${first}`);
+      refuse(record.line, `${describeRowIdentity(row)} is already on line ${first}`);
       continue;
     }
     check.fileBalance += row.balance;
@@ -150,7 +149,7 @@ async function checkFile(reading: Reading, size: number, timeZone: string, now: 
   return check;
 }
 
-export interface ImportSummary {
+interface ImportSummary extends ImportCounts {
   file: string;
   source: SourceName | 'jsonl';
   guessed: boolean;
@@ -162,13 +161,6 @@ export interface ImportSummary {
   importKey: string;
   continues: EarlierRun | null;
   rows: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  skipped: number;
-  /** Points the run added to balances (a reset may take some: then negative). */
-  pointsImported: number;
-  pendingImported: number;
   /** The sums of the file's balance and pending columns over its good rows. */
   fileBalance: number;
   filePending: number;
@@ -216,9 +208,7 @@ async function importFile(db: Db, reading: Reading, check: Check, settings: Impo
       inBatch++;
       try {
         const report = importRow(db, settings, row, `line ${record.line}`, now);
-        summary[report.outcome === 'new' ? 'created' : report.outcome]++;
-        summary.pointsImported += report.points;
-        summary.pendingImported += report.pending;
+        countRow(summary, report);
         if (text && options.dryRun) console.log(`line ${record.line}: ${report.outcome} ${report.externalId}${pointsText(report) ? ` (${pointsText(report)})` : ''}`);
         for (const message of report.warnings) {
           warnings.add({ line: record.line, message: `${report.externalId} ${message}` });
@@ -338,7 +328,7 @@ function addImportCommand(members: Command): void {
       const summary: ImportSummary = {
         file, source: format === 'jsonl' ? 'jsonl' : source, guessed: reading.guessed, columns: { ...reading.plan?.read }, ignoredColumns: reading.plan?.ignored ?? [],
         mode: options.mode, pending: settings.pending.as, dryRun: options.dryRun === true, importKey, continues: continues ?? null, rows: check.rows,
-        created: 0, updated: 0, unchanged: 0, skipped: check.bad.size, pointsImported: 0, pendingImported: 0, fileBalance: check.fileBalance,
+        ...noImportCounts(), skipped: check.bad.size, fileBalance: check.fileBalance,
         filePending: check.filePending, balancesBefore: sumOfBalances(db, options.project), balancesAfter: 0, errors: [], moreErrors: 0, warnings: [],
         moreWarnings: 0, ms: 0,
       };

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SOURCE_NAMES } from '../domain/members/import/sources.ts';
 import { MAX_POSTING } from '../shared/value-schemas.ts';
 import { calendarDate, email, externalId, identifier, text } from './common.ts';
 
@@ -79,14 +80,15 @@ export const MAX_IMPORT_ROWS = 1_000;
 /** Its body: 1,000 rows of long names and addresses fit (the other routes take 64 KiB). */
 export const IMPORT_BODY_BYTES = 1024 * 1024;
 
-export const IMPORT_SOURCES = ['smile', 'loyaltylion', 'woocommerce-points', 'mycred', 'csv', 'api'] as const;
+/** The programmes `members import` reads (a batch's rows name which), or the API itself. */
+const BATCH_SOURCES = [...SOURCE_NAMES, 'api'] as const;
 
 /** POST /members/import. */
 export const memberImportBody = v.strictObject({
   batchId: identifier(255),
   mode: v.optional(v.picklist(['add', 'reset'], 'must be "add" or "reset"'), 'add'),
   /** Which programme the rows come from: named in each entry's description. */
-  source: v.optional(v.picklist(IMPORT_SOURCES, `must be one of ${IMPORT_SOURCES.join(', ')}`), 'api'),
+  source: v.optional(v.picklist(BATCH_SOURCES, `must be one of ${BATCH_SOURCES.join(', ')}`), 'api'),
   /** Rows are imported once per importKey (default: the batchId); send one key with every batch of one migration. */
   importKey: v.optional(identifier(255)),
   pendingAsAvailable: v.optional(v.boolean('must be true or false'), false),

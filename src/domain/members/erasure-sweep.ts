@@ -19,7 +19,7 @@ import type { WriteRunner } from '../ledger/expiry.ts';
 const UNSWEPT = 'erasures_unswept';
 
 /** Leaf pages each merge step writes: 1.4 ms of write lock (at most 6.4) over 100,000 members, against 132 ms for one `optimize` (bench/README.md). */
-export const MERGE_PAGES = 8;
+const MERGE_PAGES = 8;
 
 /** Called in the erasing transaction, so the next sweep knows there is something to merge. */
 export function noteErasure(db: Db): void {

@@ -205,6 +205,15 @@ function insertMember(db: Db, projectId: string, externalId: string, profile: Me
   return toRow(values);
 }
 
+/** A new member, with member.created: for a caller that has found none with `externalId`. Returns its row. */
+export function createMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+  return atomically(db, () => {
+    const row = insertMember(db, projectId, externalId, profile, now);
+    emitMember(db, projectId, 'member.created', memberView(db, row), now);
+    return row;
+  });
+}
+
 /** Creates the member, or updates the given fields of an existing one. */
 export function upsertMember(
   db: Db,
@@ -215,10 +224,11 @@ export function upsertMember(
   return atomically(db, () => {
     const { externalId, ...profile } = input;
     const existing = findMember(db, projectId, externalId);
-    if (existing) writeProfile(db, existing.id, profile, now);
-    const member = memberView(db, existing ? memberById(db, existing.id) : insertMember(db, projectId, externalId, profile, now));
-    emitMember(db, projectId, existing ? 'member.updated' : 'member.created', member, now);
-    return { member, created: !existing };
+    if (!existing) return { member: memberView(db, createMember(db, projectId, externalId, profile, now)), created: true };
+    writeProfile(db, existing.id, profile, now);
+    const member = memberView(db, memberById(db, existing.id));
+    emitMember(db, projectId, 'member.updated', member, now);
+    return { member, created: false };
   });
 }
 
@@ -349,18 +359,16 @@ export function listMembers(
   const ascii = isAscii(search);
   const where = scope(search, ascii);
   // Other orders than newest first sort the matching rows (no index: one on points would cost every award a page).
-  const order = query.sort === undefined || query.sort === 'createdAt' ? null : MEMBER_SORTS[query.sort];
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-  const orderBy = orderClause(query);
-  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderBy} LIMIT @limit OFFSET @offset`, params);
+  const newestFirstOrder = (query.sort ?? 'createdAt') === 'createdAt' && query.order !== 'asc';
+  const selectPage = () => selectMembers(db, `WHERE ${where} ORDER BY ${orderClause(query)} LIMIT @limit OFFSET @offset`, params);
   // Newest first also pages on by cursor; other orders by offset, within the same reach.
-  if (!search && order === null && direction === 'DESC') return listing(db, where, params, query, page);
+  if (!search && newestFirstOrder) return listing(db, where, params, query, page);
   if (!search) return page(stmt<number>(db, `SELECT count(*) FROM members WHERE ${where}`).pluck().get(params)!, selectPage());
   if ([...search].length < MIN_INDEXED_SEARCH) {
     return page(stmt<number>(db, `SELECT count(*) FROM (SELECT 1 FROM members WHERE ${where} LIMIT @countLimit)`).pluck().get(params)!, selectPage());
   }
   const matches = stmt<[number, string]>(db, INDEXED_MATCHES[ascii ? 'ascii' : 'other']).raw(true).all(params);
-  if (matches.length === countLimit || order !== null || direction === 'ASC') return page(Math.min(matches.length, countLimit), selectPage());
+  if (matches.length === countLimit || !newestFirstOrder) return page(Math.min(matches.length, countLimit), selectPage());
   // Every match is in hand: the page is a slice of them, and only its members are read whole.
   const ids = matches.sort(newestFirst).slice(query.offset, query.offset + query.limit).map(([id]) => id);
   return page(matches.length, ids.map((id) => memberById(db, id)));

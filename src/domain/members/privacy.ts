@@ -5,6 +5,7 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { listMemberBadges, type MemberBadge } from '../badges/member-badges.ts';
 import { allTransactions, type Transaction } from '../ledger/ledger.ts';
+import { dropPendingPoints } from '../ledger/pending.ts';
 import { emitMember, memberById, memberView, requireMember, type Member, type MemberRow } from './members.ts';
 import { memberQuestHistory } from '../quests/quest-progress.ts';
 import { countErasure } from '../analytics/figures.ts';
@@ -163,7 +164,7 @@ export function eraseMember(db: Db, projectId: string, externalId: string, now: 
     // Event properties and progress metadata may hold personal data too.
     stmt(db, 'UPDATE quest_progress SET metadata = NULL WHERE member_id = ?').run(row.id);
     // Imported points still pending would otherwise join the anonymised balance later; an erased member is taken over by no one.
-    stmt(db, 'DELETE FROM pending_points WHERE member_id = ?').run(row.id);
+    dropPendingPoints(db, row.id);
     stmt(db, 'DELETE FROM imported_email_members WHERE member_id = ?').run(row.id);
     // Receivers that copied the member's data learn to erase their copy too.
     emitMember(db, projectId, 'member.updated', memberView(db, memberById(db, row.id)), now, { erased: true });

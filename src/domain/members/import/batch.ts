@@ -1,8 +1,7 @@
 import type { Db } from '../../../db/connection.ts';
 import { atomically } from '../../../db/transaction.ts';
 import { AppError } from '../../../shared/errors.ts';
-import { emailKey } from '../imported-email.ts';
-import { importRow, type ImportRow, type RowReport } from './importer.ts';
+import { countRow, describeRowIdentity, type ImportCounts, importRow, type ImportRow, noImportCounts, rowIdentity, type RowReport } from './importer.ts';
 import type { SourceName } from './columns.ts';
 import { sourceNamed } from './sources.ts';
 
@@ -25,7 +24,7 @@ export interface BatchReport {
   importKey: string;
   mode: 'add' | 'reset';
   rows: BatchRowReport[];
-  summary: { created: number; updated: number; unchanged: number; skipped: number; pointsImported: number; pendingImported: number };
+  summary: ImportCounts;
 }
 
 /**
@@ -42,22 +41,20 @@ export function importBatch(db: Db, projectId: string, batch: ImportBatch, actor
       projectId, mode: batch.mode, importKey, label, origin: `batch ${batch.batchId}`, actor,
       pending: batch.pendingAsAvailable ? { as: 'available' as const } : { as: 'pending' as const, days: batch.pendingDays },
     };
-    const summary = { created: 0, updated: 0, unchanged: 0, skipped: 0, pointsImported: 0, pendingImported: 0 };
+    const summary = noImportCounts();
     const seen = new Map<string, number>();
     const rows = batch.rows.map((row, index): BatchRowReport => {
-      const identity = row.externalId !== undefined ? `id:${row.externalId}` : `email:${emailKey(row.email!)}`;
+      const identity = rowIdentity(row);
       const first = seen.get(identity);
       const fail = (error: string): BatchRowReport => {
         summary.skipped++;
         return { index, outcome: 'error', error, externalId: row.externalId ?? null };
       };
-      if (first !== undefined) return fail(`${row.externalId !== undefined ? `externalId "${row.externalId}"` : `email ${row.email}`} is already row ${first}`);
+      if (first !== undefined) return fail(`${describeRowIdentity(row)} is already row ${first}`);
       seen.set(identity, index);
       try {
         const report = importRow(db, settings, row, `row ${index}`, now);
-        summary[report.outcome === 'new' ? 'created' : report.outcome]++;
-        summary.pointsImported += report.points;
-        summary.pendingImported += report.pending;
+        countRow(summary, report);
         return { index, ...report };
       } catch (error) {
         if (error instanceof AppError && error.status < 500) return fail(error.message);

@@ -107,7 +107,7 @@ export function planColumns(header: readonly string[], source: ImportSource, map
 }
 
 /** "Smile's columns are email, points" */
-export const describeColumns = (source: ImportSource): string =>
+const describeColumns = (source: ImportSource): string =>
   `${source.label}'s columns are ${Object.values(source.columns).map((names) => names[0]).join(', ')}`;
 
 /** The fields a record gives (empty cells are not given, as a key missing from a JSON line). */

@@ -4,14 +4,15 @@ import { atomically } from '../../../db/transaction.ts';
 import { addMs, DAY_MS } from '../../../shared/clock.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { moveJoinDate } from '../../analytics/figures.ts';
+import type { Level } from '../../catalog/level-kind.ts';
 import { levelFor } from '../../levels/member-level.ts';
-import { expireDuePoints, postToLedger } from '../../ledger/ledger.ts';
+import { expireDuePoints, pendingPointsOf, postToLedger } from '../../ledger/ledger.ts';
 import { addPendingPoints, dropPendingPoints, hasPendingFrom } from '../../ledger/pending.ts';
 import { wallClockInstant } from '../../project/calendar.ts';
 import { projectContext } from '../../project/project-context.ts';
 import { keepReferralCode } from '../../referrals/referrals.ts';
 import { adoptImportedMember, emailKey, markImportedByEmail } from '../imported-email.ts';
-import { findMember, memberByEmail, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members.ts';
+import { createMember, findMember, memberByEmail, memberById, updateMember, type MemberProfile, type MemberRow } from '../members.ts';
 
 /**
  * One member to import, validated (src/schemas/member-import.ts): from a file through its
@@ -66,12 +67,38 @@ export interface RowReport {
   warnings: string[];
 }
 
+/** What an import did, counted over its rows: a batch's summary, and `members import`'s. */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  /** Points the rows added to balances (a reset may take some: then negative). */
+  pointsImported: number;
+  pendingImported: number;
+}
+
+export const noImportCounts = (): ImportCounts => ({ created: 0, updated: 0, unchanged: 0, skipped: 0, pointsImported: 0, pendingImported: 0 });
+
+/** Adds what one imported row did to the counts. */
+export function countRow(counts: ImportCounts, report: RowReport): void {
+  counts[report.outcome === 'new' ? 'created' : report.outcome]++;
+  counts.pointsImported += report.points;
+  counts.pendingImported += report.pending;
+}
+
+/** Who a row names, once per import: its externalId, or the email an email-keyed member is keyed by. */
+export const rowIdentity = (row: ImportRow): string => (row.externalId !== undefined ? `id:${row.externalId}` : `email:${emailKey(row.email!)}`);
+
+/** That identity as an error names it: `externalId "123"`, `email kim@example.com`. */
+export const describeRowIdentity = (row: ImportRow): string => (row.externalId !== undefined ? `externalId "${row.externalId}"` : `email ${row.email}`);
+
 /** The project's sum of balances: an import's summary shows it before and after. */
 export const sumOfBalances = (db: Db, projectId: string): number =>
   stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM members WHERE project_id = ?').pluck().get(projectId)!;
 
 /** The reference of an import's ledger entries and pending points. */
-export const importReference = (importKey: string) => `import:${importKey}`;
+const importReference = (importKey: string) => `import:${importKey}`;
 
 const ZONED = /(?:Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -79,7 +106,7 @@ const ZONED = /(?:Z|[+-]\d{2}:?\d{2})$/i;
  * An import date as an instant: a date alone is midnight in the project's time zone (spreadsheets
  * write dates that way), a date-time without a zone is that wall-clock time there.
  */
-export function importInstant(text: string, timeZone: string, field: string): Date {
+function importInstant(text: string, timeZone: string, field: string): Date {
   const [date, time = '00:00:00'] = text.split(/[T ]/i) as [string, string?];
   const zoned = ZONED.test(time);
   const instant = zoned
@@ -93,8 +120,7 @@ export function importInstant(text: string, timeZone: string, field: string): Da
 }
 
 /** The project level a file names (a number, or a name compared without regard to case and spaces), or why there is none. */
-function projectLevel(db: Db, projectId: string, wanted: number | string): { level: number } | string {
-  const { levels } = projectContext(db, projectId);
+function projectLevel(levels: readonly Level[], wanted: number | string): { level: number } | string {
   const key = (name: string) => name.toLowerCase().replace(/\s+/g, '');
   if (wanted === 0 || (typeof wanted === 'string' && wanted.trim() === '0')) return { level: 0 };
   const found = levels.find((l) => (typeof wanted === 'number' ? l.level === wanted : key(l.name) === key(wanted) || String(l.level) === wanted.trim()));
@@ -121,8 +147,7 @@ function memberFor(db: Db, projectId: string, row: ImportRow, joinedAt: Date | u
   const externalId = row.externalId ?? emailKey(row.email!);
   const profile: MemberProfile = { ...(row.email !== undefined ? { email: row.email } : {}), ...(row.name !== undefined ? { name: row.name } : {}),
     ...(row.birthday !== undefined ? { dateOfBirth: row.birthday } : {}) };
-  upsertMember(db, projectId, { externalId, ...profile }, now);
-  const member = findMember(db, projectId, externalId)!;
+  const member = createMember(db, projectId, externalId, profile, now);
   // When they joined the old programme: member lists sort by it.
   if (joinedAt) {
     stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(joinedAt.toISOString(), member.id);
@@ -143,6 +168,14 @@ function profileChanges(member: MemberRow, row: ImportRow): MemberProfile {
   return changes;
 }
 
+/** The row's dates as instants in the project's time zone; throws (400) for one that is not a real date, or an expiry not in the future. */
+export function checkRowDates(row: ImportRow, timeZone: string, now: Date): { joinedAt?: Date | undefined; expiresAt?: Date | undefined } {
+  const joinedAt = row.joinedAt === undefined ? undefined : importInstant(row.joinedAt, timeZone, 'joinedAt');
+  const expiresAt = row.pointsExpireAt === undefined ? undefined : importInstant(row.pointsExpireAt, timeZone, 'pointsExpireAt');
+  if (expiresAt && expiresAt <= now) throw badRequest(`"pointsExpireAt" must be in the future (${row.pointsExpireAt})`);
+  return { joinedAt, expiresAt };
+}
+
 /**
  * Imports one member: creates or finds them, brings their profile up to the row, and writes the
  * opening balance as one IMPORTED ledger entry through postToLedger (the project's expiry rules run
@@ -152,14 +185,6 @@ function profileChanges(member: MemberRow, row: ImportRow): MemberProfile {
  * transaction (a savepoint inside a batch): a row that fails undoes only itself. Throws AppError
  * for a row that cannot be imported.
  */
-/** The row's dates as instants in the project's time zone; throws (400) for one that is not a real date, or an expiry not in the future. */
-export function checkRowDates(row: ImportRow, timeZone: string, now: Date): { joinedAt?: Date | undefined; expiresAt?: Date | undefined } {
-  const joinedAt = row.joinedAt === undefined ? undefined : importInstant(row.joinedAt, timeZone, 'joinedAt');
-  const expiresAt = row.pointsExpireAt === undefined ? undefined : importInstant(row.pointsExpireAt, timeZone, 'pointsExpireAt');
-  if (expiresAt && expiresAt <= now) throw badRequest(`"pointsExpireAt" must be in the future (${row.pointsExpireAt})`);
-  return { joinedAt, expiresAt };
-}
-
 export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line: string, now: Date): RowReport {
   return atomically(db, () => {
     const { timeZone, levels } = projectContext(db, settings.projectId);
@@ -211,8 +236,7 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
       const difference = available - current.points;
       if (difference !== 0) post(difference, `Balance set to ${available} from ${settings.label} (${where})`);
       if (settings.pending.as === 'pending') {
-        const held = stmt<number>(db, 'SELECT coalesce(sum(points), 0) FROM pending_points WHERE member_id = ?').pluck().get(found.id)!;
-        if (held !== pending) {
+        if (pendingPointsOf(db, found.id) !== pending) {
           dropPendingPoints(db, found.id);
           if (pending > 0) leavePending(settings.pending.days);
           else changed = true;
@@ -221,7 +245,7 @@ export function importRow(db: Db, settings: ImportSettings, row: ImportRow, line
     }
 
     if (row.level !== undefined) {
-      const wanted = projectLevel(db, settings.projectId, row.level);
+      const wanted = projectLevel(levels, row.level);
       if (typeof wanted === 'string') warnings.push(wanted);
       else if (wanted.level > levelFor(levels, current.total_points_earned, current.level_floor).level) {
         // The tier they had: kept as the member's lowest level (levels otherwise follow lifetime points).
