@@ -142,14 +142,9 @@ export interface FailureEffect {
 export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: number | null; error: string }, now: Date,
   policy: DisablePolicy = DEFAULT_DISABLE_POLICY): FailureEffect {
   return atomically(db, () => {
-    const row = stmt<{ webhook_id: string; attempts: number }>(db,
-      "SELECT webhook_id, attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").get(deliveryId);
+    const row = reschedule(db, deliveryId, failure, now);
     if (!row) return { dead: false, startedFailing: false, disabled: null };
-    const attempts = row.attempts + 1;
-    const dead = attempts >= MAX_ATTEMPTS;
-    const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts - 1]!);
-    stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = ?, last_error = ?
-      WHERE id = ?`).run(dead ? 'dead' : 'pending', attempts, runAt.toISOString(), failure.httpStatus, failure.error, deliveryId);
+    const { dead } = row;
 
     const webhook = stmt<{ failing_since: string | null; failed_deliveries: number; is_active: number }>(db,
       'SELECT failing_since, failed_deliveries, is_active FROM webhooks WHERE id = ?').get(row.webhook_id)!;
@@ -177,15 +172,25 @@ export function recordFailed(db: Db, deliveryId: number, failure: { httpStatus: 
  * which did nothing wrong.
  */
 export function recordAttemptError(db: Db, deliveryId: number, error: string, now: Date): { dead: boolean } {
-  return atomically(db, () => {
-    const attempts = stmt<number>(db, "SELECT attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").pluck().get(deliveryId);
-    if (attempts === undefined) return { dead: false };
-    const dead = attempts + 1 >= MAX_ATTEMPTS;
-    const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts]!);
-    stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = NULL, last_error = ? WHERE id = ?`)
-      .run(dead ? 'dead' : 'pending', attempts + 1, runAt.toISOString(), error, deliveryId);
-    return { dead };
-  });
+  return atomically(db, () => ({ dead: reschedule(db, deliveryId, { httpStatus: null, error }, now)?.dead ?? false }));
+}
+
+/**
+ * Counts a failed attempt of a pending delivery: due again per the retry schedule, or dead after
+ * the last attempt. Undefined when the delivery is no longer pending; else its webhook and the
+ * attempts made before this one.
+ */
+function reschedule(db: Db, deliveryId: number, failure: { httpStatus: number | null; error: string }, now: Date):
+  { webhook_id: string; attempts: number; dead: boolean } | undefined {
+  const row = stmt<{ webhook_id: string; attempts: number }>(db,
+    "SELECT webhook_id, attempts FROM webhook_deliveries WHERE id = ? AND status = 'pending'").get(deliveryId);
+  if (!row) return undefined;
+  const attempts = row.attempts + 1;
+  const dead = attempts >= MAX_ATTEMPTS;
+  const runAt = dead ? now : addMs(now, RETRY_DELAYS_MS[attempts - 1]!);
+  stmt(db, `UPDATE webhook_deliveries SET status = ?, attempts = ?, run_at = ?, locked_until = NULL, last_status = ?, last_error = ?
+    WHERE id = ?`).run(dead ? 'dead' : 'pending', attempts, runAt.toISOString(), failure.httpStatus, failure.error, deliveryId);
+  return { ...row, dead };
 }
 
 /**

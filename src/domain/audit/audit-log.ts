@@ -29,13 +29,10 @@ export interface AuditRecord {
   summary: AuditSummary;
 }
 
-export interface AuditEntry {
+/** An entry as the log lists it: the record, numbered and dated. */
+export interface AuditEntry extends Omit<AuditRecord, 'projectId'> {
   id: number;
   at: string;
-  actor: AuditActor;
-  action: string;
-  target: string;
-  summary: AuditSummary;
 }
 
 /** How long entries are kept unless the server says otherwise (serve --audit-retention). */

@@ -38,10 +38,15 @@ export function dropPendingPoints(db: Db, memberId: number): number {
 
 interface DueRow { id: number; member_id: number; points: number; reference_id: string; description: string }
 
-/** Posts one due row as an IMPORTED entry (the project's expiry rules run from now) and deletes it; an erased member's are just deleted. */
+/**
+ * Posts one due row as an IMPORTED entry (the project's expiry rules run from now) and deletes it;
+ * an erased member's are just deleted. The rows were read before this write: one another pass (the
+ * CLI's beside the server's) released, or a reset import or an erasure dropped, meanwhile is gone
+ * and pays nothing.
+ */
 function releaseRow(db: Db, row: DueRow, now: Date): number {
   return atomically(db, () => {
-    stmt(db, 'DELETE FROM pending_points WHERE id = ?').run(row.id);
+    if (stmt(db, 'DELETE FROM pending_points WHERE id = ?').run(row.id).changes === 0) return 0;
     const member = memberById(db, row.member_id);
     if (member.erased_at !== null) return 0;
     postToLedger(db, member, {

@@ -7,11 +7,15 @@ export interface MemberLevel {
 }
 
 /**
- * The highest level whose threshold the lifetime earnings reach, or the member's floor (a tier kept
- * from another programme, migrations/0029) when that is higher; `levels` highest threshold first (as
- * the project's context holds them).
+ * The index in `levels` (highest threshold first, as the project's context holds them) of the
+ * highest level whose threshold the lifetime earnings reach, or of the member's floor (a tier kept
+ * from another programme, migrations/0029) when that is higher; -1 below every level.
  */
+export const reachedLevelIndex = (levels: readonly Level[], totalPointsEarned: number, floor = 0): number =>
+  levels.findIndex((level) => level.minTotalPointsEarned <= totalPointsEarned || (floor > 0 && level.level <= floor));
+
+/** The member's level (reachedLevelIndex). */
 export function levelFor(levels: readonly Level[], totalPointsEarned: number, floor = 0): MemberLevel {
-  const reached = levels.find((level) => level.minTotalPointsEarned <= totalPointsEarned || (floor > 0 && level.level <= floor));
+  const reached = levels[reachedLevelIndex(levels, totalPointsEarned, floor)];
   return reached ? { level: reached.level, levelName: reached.name } : { level: 0, levelName: null };
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
+import { atomically } from '../../db/transaction.ts';
 import { addMs } from '../../shared/clock.ts';
 import { notFound } from '../../shared/errors.ts';
 import { hashMatches, isTokenShaped, newToken, tokenHash } from './tokens.ts';
@@ -66,11 +67,13 @@ export const inviteView = ({ email, role, projectName, expiresAt, kind }: OpenIn
  * (the password they lead to is chosen now). Roles other links gave stay waiting for their own.
  */
 export function useInvite(db: Db, invite: OpenInvite, now: Date): void {
-  if (invite.projectId !== null) {
-    stmt(db, 'UPDATE operator_roles SET accepted_at = ? WHERE operator_id = ? AND project_id = ? AND accepted_at IS NULL')
-      .run(now.toISOString(), invite.operatorId, invite.projectId);
-  }
-  endOpenLinks(db, invite.operatorId, now);
+  atomically(db, () => {
+    if (invite.projectId !== null) {
+      stmt(db, 'UPDATE operator_roles SET accepted_at = ? WHERE operator_id = ? AND project_id = ? AND accepted_at IS NULL')
+        .run(now.toISOString(), invite.operatorId, invite.projectId);
+    }
+    endOpenLinks(db, invite.operatorId, now);
+  });
 }
 
 /** Ends the operator's open links (a reset, a used link). */

@@ -205,9 +205,11 @@ export function resetOperator(db: Db, email: string, now: Date): { operator: Ope
 
 /** Writes a new password hash; every other session and device of the operator ends (`keepSession`: the one that changed it). */
 export function setPassword(db: Db, operatorId: string, passwordHash: string, now: Date, keepSession = 0): void {
-  stmt(db, 'UPDATE operators SET password_hash = ?, password_changed_at = ? WHERE id = ?').run(passwordHash, now.toISOString(), operatorId);
-  endAllSessions(db, operatorId, keepSession);
-  forgetDevices(db, operatorId);
+  atomically(db, () => {
+    stmt(db, 'UPDATE operators SET password_hash = ?, password_changed_at = ? WHERE id = ?').run(passwordHash, now.toISOString(), operatorId);
+    endAllSessions(db, operatorId, keepSession);
+    forgetDevices(db, operatorId);
+  });
 }
 
 export function setOperatorName(db: Db, operatorId: string, name: string | null): void {

@@ -60,10 +60,14 @@ const toReferral = (db: Db, row: ReferralRow): Referral => ({
 // New codes are unique across projects, so a share link `/r/CODE` names one member of one project.
 const codeTaken = (db: Db) => (code: string) => stmt(db, 'SELECT 1 FROM referral_codes WHERE code = ?').pluck().get(code) !== undefined;
 
+/** The member's referral code, undefined until they have one. */
+const codeOf = (db: Db, memberId: number): string | undefined =>
+  stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(memberId);
+
 /** The member's referral code, created on first use (8 readable characters from the CSPRNG). */
 export function referralCodeFor(db: Db, member: MemberRow, now: Date): string {
   return atomically(db, () => {
-    const existing = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id);
+    const existing = codeOf(db, member.id);
     if (existing !== undefined) return existing;
     const code = uniqueCode(() => readableCode(REFERRAL_CODE_LENGTH), codeTaken(db));
     stmt(db, 'INSERT INTO referral_codes (member_id, project_id, code, created_at) VALUES (?, ?, ?, ?)').run(member.id, member.project_id, code, now.toISOString());
@@ -78,7 +82,7 @@ export function referralCodeFor(db: Db, member: MemberRow, now: Date): string {
  */
 export function keepReferralCode(db: Db, member: MemberRow, wanted: string, now: Date): { kept: boolean; problem: string | null } {
   const code = wanted.trim().toUpperCase();
-  const existing = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id);
+  const existing = codeOf(db, member.id);
   if (existing === code) return { kept: false, problem: null };
   if (existing !== undefined) return { kept: false, problem: `keeps the referral code ${existing}; ${code} was not given` };
   if (codeTaken(db)(code)) return { kept: false, problem: `referral code ${code} belongs to another member; none was given` };
@@ -266,6 +270,6 @@ function referralCounts(db: Db, memberId: number) {
 
 /** The member's code (null until they first share) and referral counts, read only: for the admin's profile. */
 export function referralSummary(db: Db, member: MemberRow): { referralCode: string | null; stats: ReturnType<typeof referralCounts> } {
-  const referralCode = stmt<string>(db, 'SELECT code FROM referral_codes WHERE member_id = ?').pluck().get(member.id) ?? null;
+  const referralCode = codeOf(db, member.id) ?? null;
   return { referralCode, stats: referralCounts(db, member.id) };
 }

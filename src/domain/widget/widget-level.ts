@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connection.ts';
 import { projectContext } from '../project/project-context.ts';
 import type { Level } from '../catalog/level-kind.ts';
+import { reachedLevelIndex } from '../levels/member-level.ts';
 
 /** The member's level and the next one, so the widget's home can show progress toward it. */
 export interface WidgetLevel {
@@ -15,7 +16,7 @@ export interface WidgetLevel {
 export function widgetLevel(db: Db, projectId: string, totalPointsEarned: number, floor = 0): WidgetLevel {
   // Highest threshold first: the first one reached is the member's, the one before it the next.
   const levels = projectContext(db, projectId).levels;
-  const index = levels.findIndex((level) => level.minTotalPointsEarned <= totalPointsEarned || (floor > 0 && level.level <= floor));
+  const index = reachedLevelIndex(levels, totalPointsEarned, floor);
   const reached = index === -1 ? undefined : levels[index];
   const next = levels[(index === -1 ? levels.length : index) - 1];
   return {
