@@ -28,6 +28,9 @@ const points = async (externalId: string) => (await server.api.get(`/api/v1/memb
 
 describe('POST /members/import', () => {
   it('imports each row through the one importer and answers a report per row', async () => {
+    // A subscriber to member.created, so the outbox records what the import emits.
+    server.ctx.db.prepare(`INSERT INTO webhooks (id, project_id, url, events, secret, created_at, updated_at)
+      VALUES ('whk_test', ?, 'https://hooks.example/in', '["member.created"]', 'x', ?, ?)`).run(server.projectId, clock.now().toISOString(), clock.now().toISOString());
     const res = await importBatch({
       batchId: 'b-1', source: 'loyaltylion', rows: [
         { externalId: 'ann', email: 'ann@example.com', name: 'Ann', balance: 600, level: 'gold', joinedAt: '2024-05-01' },
@@ -50,6 +53,9 @@ describe('POST /members/import', () => {
       description: 'Opening balance from LoyaltyLion (batch b-1, row 0)', referenceId: 'import:b-1' })]);
     // Gold is kept though 600 lifetime points reach only Silver; joinedAt is midnight in the project's zone (UTC here).
     expect(await member('ann')).toMatchObject({ points: 600, totalPointsEarned: 600, level: 2, levelName: 'Gold', createdAt: '2024-05-01T00:00:00.000Z' });
+    // … and member.created tells webhook receivers the same date.
+    const created = server.ctx.db.prepare(`SELECT data FROM events WHERE type = 'member.created' AND json_extract(data, '$.externalId') = 'ann'`).pluck().get() as string;
+    expect(JSON.parse(created).member).toMatchObject({ createdAt: '2024-05-01T00:00:00.000Z' });
     expect(await points('bob@example.com')).toMatchObject({ points: 40, pendingPoints: 25 });
     expect((await server.api.get('/api/v1/referrals/stats/cy')).body.referralCode).toBe('CY-FRIENDS');
     expect(checkLedger(server.ctx.db)).toEqual([]);

@@ -224,12 +224,6 @@ export function countPosting(db: Db, member: { project_id: string; active_day: s
 
 export const countNewMember = (db: Db, projectId: string, at: Date) => addToDay(db, projectId, dayOf(db, projectId, at), 'new_members', 1);
 
-/** A member whose join date moved (an import's joinedAt): they count on the day they joined. */
-export function moveJoinDate(db: Db, projectId: string, from: Date, to: Date): void {
-  addToDay(db, projectId, dayOf(db, projectId, from), 'new_members', -1);
-  addToDay(db, projectId, dayOf(db, projectId, to), 'new_members', 1);
-}
-
 export const countErasure = (db: Db, projectId: string, at: Date) => addToDay(db, projectId, dayOf(db, projectId, at), 'erased_members', 1);
 
 /** A reward claimed, with the points spent on it (0 for a promo code's reward). */

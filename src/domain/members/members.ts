@@ -193,22 +193,26 @@ function requireAddressable(externalId: string): void {
  * A new member with its profile in one INSERT … RETURNING, indexed for search before the
  * transaction commits.
  */
-function insertMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+function insertMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date, joinedAt: Date): MemberRow {
   requireAddressable(externalId);
   const at = now.toISOString();
   const values = stmt<MemberValues>(db, `INSERT INTO members (public_id, project_id, external_id, email, name, avatar_url, phone, date_of_birth,
     metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${MEMBER_COLUMNS}`).raw(true).get(
     newId('mem'), projectId, externalId, profile.email ?? null, profile.name ?? null, profile.avatarUrl ?? null, profile.phone ?? null,
-    profile.dateOfBirth ?? null, JSON.stringify(profile.metadata ?? {}), at, at)!;
+    profile.dateOfBirth ?? null, JSON.stringify(profile.metadata ?? {}), joinedAt.toISOString(), at)!;
   beforeCommit(db, 'index new members', () => indexNewMembers(db));
-  countNewMember(db, projectId, now);
+  countNewMember(db, projectId, joinedAt);
   return toRow(values);
 }
 
-/** A new member, with member.created: for a caller that has found none with `externalId`. Returns its row. */
-export function createMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date): MemberRow {
+/**
+ * A new member, with member.created: for a caller that has found none with `externalId`. Returns its
+ * row. `joinedAt` (an import's join date in the old programme) is their creation date, in lists, the
+ * event and the daily figures alike.
+ */
+export function createMember(db: Db, projectId: string, externalId: string, profile: MemberProfile, now: Date, joinedAt = now): MemberRow {
   return atomically(db, () => {
-    const row = insertMember(db, projectId, externalId, profile, now);
+    const row = insertMember(db, projectId, externalId, profile, now, joinedAt);
     emitMember(db, projectId, 'member.created', memberView(db, row), now);
     return row;
   });

@@ -3,7 +3,6 @@ import { stmt } from '../../../db/statements.ts';
 import { atomically } from '../../../db/transaction.ts';
 import { addMs, DAY_MS } from '../../../shared/clock.ts';
 import { badRequest } from '../../../shared/errors.ts';
-import { moveJoinDate } from '../../analytics/figures.ts';
 import type { Level } from '../../catalog/level-kind.ts';
 import { levelFor } from '../../levels/member-level.ts';
 import { expireDuePoints, pendingPointsOf, postToLedger } from '../../ledger/ledger.ts';
@@ -147,13 +146,8 @@ function memberFor(db: Db, projectId: string, row: ImportRow, joinedAt: Date | u
   const externalId = row.externalId ?? emailKey(row.email!);
   const profile: MemberProfile = { ...(row.email !== undefined ? { email: row.email } : {}), ...(row.name !== undefined ? { name: row.name } : {}),
     ...(row.birthday !== undefined ? { dateOfBirth: row.birthday } : {}) };
-  const member = createMember(db, projectId, externalId, profile, now);
-  // When they joined the old programme: member lists sort by it.
-  if (joinedAt) {
-    stmt(db, 'UPDATE members SET created_at = ? WHERE id = ?').run(joinedAt.toISOString(), member.id);
-    // The daily figures count them as new on the day they joined.
-    moveJoinDate(db, projectId, now, joinedAt);
-  }
+  // Created when they joined the old programme: member lists sort by it, the figures count them then.
+  const member = createMember(db, projectId, externalId, profile, now, joinedAt);
   if (row.externalId === undefined) markImportedByEmail(db, member.id);
   return { member, created: true };
 }
