@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { adoptImportedMember } from '../members/imported-email.ts';
-import { findMember, memberById, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
+import { createMember, findMember, memberById, updateMember, type MemberProfile, type MemberRow } from '../members/members.ts';
 import type { CustomerPayload } from './payloads.ts';
 import type { StoreSettings } from './store-settings.ts';
 import type { StoreRow } from './stores.ts';
@@ -64,12 +64,9 @@ export function memberForShopper(db: Db, store: StoreRow, settings: StoreSetting
     }
     const externalId = externalIdOf(shopper, settings);
     if (externalId === null) return null;
-    let member = findMember(db, store.project_id, externalId) ?? adoptImportedMember(db, store.project_id, externalId, cleanEmail(shopper.email), now);
-    if (!member) {
-      const profile: MemberProfile = { email: cleanEmail(shopper.email), name: fullName(shopper.firstName, shopper.lastName) };
-      const created = upsertMember(db, store.project_id, { externalId, ...profile }, now);
-      member = findMember(db, store.project_id, created.member.externalId)!;
-    }
+    const profile: MemberProfile = { email: cleanEmail(shopper.email), name: fullName(shopper.firstName, shopper.lastName) };
+    const member = findMember(db, store.project_id, externalId) ?? adoptImportedMember(db, store.project_id, externalId, profile.email, now)
+      ?? createMember(db, store.project_id, externalId, profile, now);
     if (shopper.customerId > 0) {
       stmt(db, `INSERT INTO commerce_customers (store_id, customer_id, member_id, created_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (store_id, customer_id) DO UPDATE SET member_id = excluded.member_id`).run(store.id, shopper.customerId, member.id, now.toISOString());

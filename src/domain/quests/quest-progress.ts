@@ -7,7 +7,7 @@ import { badges } from '../catalog/badge-kind.ts';
 import { quests, type Quest } from '../catalog/quest-kind.ts';
 import { AppError, conflict, forbidden } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { findMember, memberById, memberView, requireMember, upsertMember, type Member, type MemberRow } from '../members/members.ts';
+import { createMember, findMember, memberById, memberView, requireMember, type Member, type MemberRow } from '../members/members.ts';
 import { earn, type Earned } from '../multipliers/earn.ts';
 import { emit } from '../events/record-event.ts';
 import { countCompletion } from '../analytics/figures.ts';
@@ -171,11 +171,7 @@ export interface EventInput {
  */
 export function trackEvent(db: Db, projectId: string, input: EventInput, actor: string, now: Date) {
   return atomically(db, () => {
-    let member = findMember(db, projectId, input.externalId);
-    if (!member) {
-      upsertMember(db, projectId, { externalId: input.externalId }, now);
-      member = findMember(db, projectId, input.externalId)!;
-    }
+    let member = findMember(db, projectId, input.externalId) ?? createMember(db, projectId, input.externalId, {}, now);
     const matching = stmt<Record<string, unknown>>(db, MATCHING_QUESTS).all(projectId, input.event).map((row) => toItem(quests, row));
     const metadata = input.properties === undefined ? { event: input.event } : { event: input.event, properties: input.properties };
     let questsTriggered = 0;
