@@ -104,6 +104,10 @@ describe('punchcard members import, each programme\'s export', { timeout: 120_00
     const other = punchcardJson(['--db', db, 'projects', 'create', '--name', 'Other']).project.id;
     const available = JSON.parse(punchcard(['--db', db, 'members', 'import', path, '--project', other, '--pending-as-available', '--json']).stdout);
     expect(available).toMatchObject({ pending: 'available', pointsImported: 470, pendingImported: 0 });
+    // --pending-days has the API's limit: a number past it is refused before anything is read.
+    const tooFar = punchcard(['--db', db, 'members', 'import', path, '--project', other, '--pending-days', '99999999']);
+    expect(tooFar.status).toBe(1);
+    expect(tooFar.stderr).toContain('--pending-days must be at most 3650 (got 99999999)');
   });
 
   it('reads WooCommerce Points & Rewards\' balances by user id (tab-separated, as `wp db query` writes them), and refuses the raw table', () => {

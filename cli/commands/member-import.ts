@@ -6,7 +6,7 @@ import { begin, end } from '../../src/db/transaction.ts';
 import { storeSettings, liveStore } from '../../src/domain/commerce/stores.ts';
 import { type ColumnMap, type ColumnPlan, type ImportSource, type SourceName, parseColumnMap, planColumns, rowFrom } from '../../src/domain/members/import/columns.ts';
 import {
-  checkRowDates, countRow, describeRowIdentity, type ImportCounts, importRow, type ImportRow, type ImportSettings, noImportCounts, rowIdentity, type RowReport,
+  checkRowDates, countRow, MAX_PENDING_DAYS, describeRowIdentity, type ImportCounts, importRow, type ImportRow, type ImportSettings, noImportCounts, rowIdentity, type RowReport,
   sumOfBalances,
 } from '../../src/domain/members/import/importer.ts';
 import { projectContext } from '../../src/domain/project/project-context.ts';
@@ -275,6 +275,7 @@ function addImportCommand(members: Command): void {
     .action((file: string, options: Options, command: Command) => withStore(command, async ({ db }) => {
       const started = performance.now();
       const pendingDays = options.pendingDays === '0' ? 0 : parsePositiveInt(options.pendingDays, '--pending-days');
+      if (pendingDays > MAX_PENDING_DAYS) throw new Error(`--pending-days must be at most ${MAX_PENDING_DAYS} (got ${pendingDays})`);
       const format = formatOf(file, options.format);
       let size: number;
       try {

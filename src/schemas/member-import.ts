@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_PENDING_DAYS } from '../domain/members/import/importer.ts';
 import { SOURCE_NAMES } from '../domain/members/import/sources.ts';
 import { MAX_POSTING } from '../shared/value-schemas.ts';
 import { calendarDate, email, externalId, identifier, text } from './common.ts';
@@ -92,7 +93,7 @@ export const memberImportBody = v.strictObject({
   /** Rows are imported once per importKey (default: the batchId); send one key with every batch of one migration. */
   importKey: v.optional(identifier(255)),
   pendingAsAvailable: v.optional(v.boolean('must be true or false'), false),
-  pendingDays: v.optional(v.pipe(v.number(), v.integer('must be a whole number of days'), v.minValue(0, 'must be at least 0'), v.maxValue(3650, 'must be at most 3650')), 30),
+  pendingDays: v.optional(v.pipe(v.number(), v.integer('must be a whole number of days'), v.minValue(0, 'must be at least 0'), v.maxValue(MAX_PENDING_DAYS, `must be at most ${MAX_PENDING_DAYS}`)), 30),
   rows: v.pipe(
     v.array(requestRow, 'must be an array of members'),
     v.minLength(1, 'must hold at least one member'),

@@ -34,6 +34,9 @@ export interface ImportRow {
 }
 
 /** How one import writes its rows: the same for a file's every row, or a request's. */
+
+/** The longest pending points may wait, in the CLI and the API alike: ten years (a much larger number is no longer a date). */
+export const MAX_PENDING_DAYS = 3650;
 export interface ImportSettings {
   projectId: string;
   /** add: the row's points are added to what the member holds, once per import; reset: the balance becomes the row's. */
