@@ -123,6 +123,8 @@ type Deltas = readonly (readonly [number, number])[];
 function tallyOf(db: Db, target: Table, keys: string[]): Tally {
   let tables = pending.get(db);
   if (!tables) {
+    // Outside a transaction beforeCommit would run the write at once, before this tally exists: the figures would be lost.
+    if (!db.inTransaction) throw new Error('daily figures are counted inside the transaction of the change they count');
     const created = new Map<Table, Map<string, Tally>>();
     tables = created;
     pending.set(db, created);
