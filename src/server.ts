@@ -224,14 +224,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const coupons = createCouponRunner(commerceDeps(ctx));
   if (options.commerce?.runner !== false) await coupons.start();
   communityBot = await startBotFromEnv(process.env, ctx);
+  let firstOwner: RunningServer['firstOwner'] = null;
+  if (admin.enabled && countOperators(db) === 0) {
+    const demoId = demoProject(db)?.id; // once, not once per project
+    firstOwner = { projects: listProjects(db).filter((project) => project.id !== demoId).map(({ id, name }) => ({ id, name })) };
+  }
 
   return {
     url,
     publicUrl: options.publicUrl ?? url,
     demo,
     bootstrap,
-    firstOwner: admin.enabled && countOperators(db) === 0
-      ? { projects: listProjects(db).filter((project) => project.id !== demoProject(db)?.id).map(({ id, name }) => ({ id, name })) } : null,
+    firstOwner,
     ctx,
     store,
     deliveries,

@@ -153,6 +153,13 @@ describe('Discord account linking', () => {
     expect(server.ctx.db.prepare('SELECT count(*) FROM community_link_nonces').pluck().get()).toBe(1);
   });
 
+  it('refuses a link cookie of other bytes but as many characters as the nonce (400, not 500)', async () => {
+    const started = await begin('bob');
+    const refused = await callback({ code: 'code-bob', state: started.state }, { cookie: `punchcard_link=${'%C3%A9'.repeat(32)}` });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toContain('not started in this browser');
+  });
+
   it('says so when Discord refuses the code', async () => {
     const res = await callback({ code: 'unknown-code', state: (await start('bob')).searchParams.get('state')! });
     expect(res.status).toBe(400);

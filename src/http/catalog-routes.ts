@@ -4,7 +4,7 @@ import { CATALOGS, catalogListQuery } from '../schemas/catalog.ts';
 import { emptyBody } from '../schemas/common.ts';
 import { pagination } from '../schemas/answers/common.ts';
 import { created, type Api } from './route.ts';
-import { csvResponse, everyRow, listFields } from './admin/lists.ts';
+import { listAnswer, listFields } from './admin/lists.ts';
 
 /** How a surface serves the catalog: under which path, the caller's project, what its reads and changes add to a route. */
 export interface CatalogMount<C, X> {
@@ -34,10 +34,9 @@ export function catalogResource<C, X>({ route, ctx }: Api<C, X>, mount: CatalogM
     route('GET', base, { ...mount.read, query: listQuery, responses: { 200: list }, ...(mount.csv ? { csv: true as const } : {}) }, (input) => {
       const query = input.query as v.InferOutput<typeof catalogListQuery> & { format?: 'json' | 'csv' };
       const project = mount.projectOf(input);
-      const page = (limit: number, offset: number) => listItems(ctx.db, kind, project, { ...query, limit, offset }, input.now);
-      if (query.format === 'csv') return csvResponse(kind.path, columns, everyRow(page));
-      const { items, pagination: current } = page(query.limit, query.offset);
-      return { [kind.listKey]: items, pagination: current };
+      return listAnswer(query, {
+        key: kind.listKey, file: kind.path, columns, page: (limit, offset) => listItems(ctx.db, kind, project, { ...query, limit, offset }, input.now),
+      });
     });
 
     route('POST', base, { ...mount.change, body: create, write: true, responses: { 201: item } }, (input) =>

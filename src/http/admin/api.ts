@@ -134,17 +134,6 @@ async function authenticate(event: H3Event, ctx: AppContext): Promise<SignedIn> 
   return { operator: requireOperator(ctx.db, session.operatorId), session, token };
 }
 
-/** Every /api/admin answer, errors included, is kept by no cache. */
-async function uncached(event: H3Event, work: () => Promise<unknown>): Promise<unknown> {
-  event.res.headers.set('cache-control', 'no-store');
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    throw new AppError(error.status, error.error, error.message, { ...error.headers, 'cache-control': 'no-store' }, error.details);
-  }
-}
-
 /** The answer of every route that signs in or reads the session (`Session` in docs/admin.md). */
 export function sessionAnswer(ctx: AppContext, operatorId: string, token: string) {
   return { operator: operatorView(requireOperator(ctx.db, operatorId)), csrfToken: csrfTokenFor(token), projects: operatorProjects(ctx.db, operatorId) };
@@ -159,13 +148,14 @@ export function adminAccountSurface(ctx: AppContext): Surface<AccountCaller, Acc
   return {
     name: 'admin account',
     base: ADMIN_BASE,
-    serve: (event, route, next) => uncached(event, async () => {
+    // Cache-Control: no-store, errors included, as on every answer that does not allow caching (security-headers.ts).
+    async serve(event, route, next) {
       if (route.method !== 'GET') checkOrigin(event, ctx);
       if (route.anonymous) return next({});
       const me = await authenticate(event, ctx);
       if (route.method !== 'GET') checkCsrf(event, me.token);
       return next({ me });
-    }),
+    },
     keyScope: () => ({ projectId: '', keys: false }),
     // The operator's own account (password, second factor, sessions): server-wide entries, in no project's log.
     auditActor: ({ me }) => me && operatorActor(me.operator),
@@ -190,7 +180,7 @@ export function adminProjectSurface(ctx: AppContext): Surface<ProjectCaller, Pro
     name: 'admin',
     base: `${ADMIN_BASE}/projects/:projectId`,
     secretsOnce: true,
-    serve: (event, route, next) => uncached(event, async () => {
+    async serve(event, route, next) {
       const changes = route.method !== 'GET';
       if (changes) checkOrigin(event, ctx);
       const me = await authenticate(event, ctx);
@@ -201,7 +191,7 @@ export function adminProjectSurface(ctx: AppContext): Surface<ProjectCaller, Pro
       if (role === 'owner' && me.operator.totp_secret === null && getSettings(ctx.db, projectId).admin.ownerTotpRequired) throw ownerTotpMissing();
       requireRole(role, routeRole(route));
       return next({ ...me, projectId, role });
-    }),
+    },
     keyScope: ({ projectId, operator }) => ({ projectId, namespace: `admin ${operator.id}` }),
     auditActor: ({ operator }) => operatorActor(operator),
     finish: refuseUnservedMethods,

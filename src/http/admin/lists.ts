@@ -42,7 +42,7 @@ export async function csvResponse(name: string, columns: string[], rows: unknown
 }
 
 /** Every row a paged domain function gives, page after page (in the caller's snapshot, so they are consistent). */
-export function everyRow<T>(page: (limit: number, offset: number) => { items: T[]; pagination: Page }): T[] {
+function everyRow<T>(page: (limit: number, offset: number) => { items: T[]; pagination: Page }): T[] {
   const rows: T[] = [];
   for (let offset = 0; offset < MAX_EXPORT_ROWS; offset += EXPORT_PAGE) {
     const { items, pagination } = page(EXPORT_PAGE, offset);
@@ -62,7 +62,7 @@ export interface ListSpec<T> {
 }
 
 /** A list's answer: the requested page as `{<key>: [...], pagination}`, or with `format=csv` every matching row as CSV. */
-export function listAnswer<T>(query: { limit: number; offset: number; format: 'json' | 'csv' }, spec: ListSpec<T>): unknown {
+export function listAnswer<T>(query: { limit: number; offset: number; format?: 'json' | 'csv' | undefined }, spec: ListSpec<T>): unknown {
   if (query.format === 'csv') return csvResponse(spec.file ?? spec.key, spec.columns, everyRow(spec.page));
   const { items, pagination } = spec.page(query.limit, query.offset);
   return { [spec.key]: items, pagination };

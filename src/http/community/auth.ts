@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { getCookie, type H3Event } from 'h3';
 import { linkCommunityAccount, spendLinkState } from '../../domain/community/links.ts';
 import { communitySettings, oauthClient } from '../../domain/community/settings.ts';
@@ -6,6 +5,7 @@ import { originNotAllowed, widgetProjectConfig } from '../../domain/widget/widge
 import { discordAuthorizeUrl, discordUrls, fetchLinkedUser, openLinkState, sealLinkState, LINK_STATE_TTL_MS, type LinkState } from '../../integrations/community/discord-oauth.ts';
 import { communityAuthAnswer, communityAuthCallbackQuery, communityAuthStartQuery } from '../../schemas/community.ts';
 import { AppError, badRequest } from '../../shared/errors.ts';
+import { constantTimeEqual } from '../../shared/secrets.ts';
 import type { AppContext } from '../context.ts';
 import { pageOriginAllowed } from '../widget/api.ts';
 import type { LinkApi } from './api.ts';
@@ -42,8 +42,6 @@ function linkCookie(ctx: AppContext): { name: string; attributes: string } {
     : { name: 'punchcard_link', attributes: 'Path=/api/community/auth; HttpOnly; SameSite=Lax' };
 }
 
-const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /**
  * A link starts only from a page the project allows (a form POST carries its page's Origin, which
  * no other site can forge): an attacker's page cannot set its link's cookie in a victim's browser.
@@ -59,7 +57,7 @@ function requireLinkOrigin(ctx: AppContext, event: H3Event, link: LinkState): vo
 /** 400 unless the callback comes from the browser that started the link (its cookie holds the state's nonce). */
 function requireSameBrowser(ctx: AppContext, event: H3Event, link: LinkState): void {
   const cookie = getCookie(event, linkCookie(ctx).name);
-  if (cookie === undefined || !sameText(cookie, link.nonce)) {
+  if (cookie === undefined || !constantTimeEqual(cookie, link.nonce)) {
     throw badRequest('This link was not started in this browser: start linking again from the widget, in the browser you use for the shop.');
   }
 }
