@@ -174,7 +174,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let url = '';
   let communityBot: RunningBot | null = null;
   const admin = { enabled: options.admin?.enabled !== false, passwordCost: options.admin?.passwordCost ?? DEFAULT_SCRYPT,
-    backupDir: join(dirname(resolve(options.db)), 'backups'), botRunning: () => communityBot !== null };
+    backupDir: join(dirname(resolve(options.db)), 'backups'), databasePath: resolve(options.db), botRunning: () => communityBot !== null };
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
     guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
     metrics, metricsToken: options.metricsToken, admin };

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveConnection } from '../src/domain/commerce/stores.ts';
 import { checkLedger } from '../src/domain/ledger/audit.ts';
 import { ADMIN_PASSWORD, AdminBrowser, makeOperator, projectPath } from './helpers/admin.ts';
+import { punchcardJson } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 // What operators do in the admin besides the first day: members (profile, export, erase), the
@@ -144,9 +145,15 @@ describe('settings', () => {
     expect((await owner.get(at('backups'))).body).toEqual({ backups: [], replication: null });
     const taken = await owner.post(at('backups'));
     expect(taken.status, taken.text).toBe(201);
-    expect(taken.body).toEqual({ file: expect.stringMatching(/^punchcard-[\dTZ-]+-[\da-f]{6}\.db$/), bytes: expect.any(Number), createdAt: server.clock.now().toISOString() });
+    // Named as `punchcard backup FOLDER` names its copies: the database's name and the UTC time.
+    const time = server.clock.now().toISOString();
+    expect(taken.body).toEqual({ file: `punchcard-${time.slice(0, 10)}T${time.slice(11, 23).replace(/:/g, '')}Z.db`, bytes: expect.any(Number), createdAt: time });
     expect(existsSync(join(server.dir, 'backups', taken.body.file))).toBe(true);
-    expect((await owner.get(at('backups'))).body.backups).toEqual([expect.objectContaining({ file: taken.body.file, bytes: taken.body.bytes })]);
+    expect((await owner.get(at('backups'))).body.backups).toEqual([{ file: taken.body.file, bytes: taken.body.bytes, createdAt: time }]);
+    // The nightly timer's backup into the same folder is listed too, and its retention counts the admin's copy.
+    const nightly = punchcardJson(['--db', server.dbPath, 'backup', join(server.dir, 'backups'), '--keep', '1']);
+    expect(nightly.pruned).toEqual([taken.body.file]);
+    expect((await owner.get(at('backups'))).body.backups.map((one: { file: string }) => one.file)).toEqual([basename(nightly.file)]);
     const staff = await makeOperator(server, 'no-backups@shop.example', 'staff');
     expect((await staff.post(at('backups'))).status).toBe(403);
   });

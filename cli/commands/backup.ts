@@ -12,7 +12,7 @@ export const backupCommand = new Command('backup')
   .description('write a consistent, checked copy of the database (mode 0600; safe while the server takes writes) to a new FILE, or into a FOLDER '
     + 'under a name of the time, keeping the copies you ask for there')
   .argument('<target>', 'a new FILE (its folder must exist), or an existing FOLDER: the copy is then named <db name>-<UTC time>.db, e.g. punchcard-2026-05-01T031500.123Z.db')
-  .option('--keep <n>', 'with a FOLDER: keep the N newest copies this command made there and delete older ones (other files are never touched)')
+  .option('--keep <n>', "with a FOLDER: keep the N newest copies of this database there (named as this command names them; as the admin's Backups page does) and delete older ones (other files are never touched)")
   .option('--keep-weekly <n>', 'with a FOLDER: also keep the newest copy of each of the N latest weeks (UTC, Monday to Sunday)')
   .option('--json', 'print JSON')
   .action((target: string, options: BackupFlags, command: Command) => withStore(command, ({ db }) => {

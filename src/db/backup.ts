@@ -82,6 +82,22 @@ function backupName(dbPath: string, now: Date): string {
   return `${baseName(dbPath)}-${iso.slice(0, 10)}T${iso.slice(11, 23).replace(/:/g, '')}Z.db`;
 }
 
+/** A name `backupName` gave a copy of `dbPath`; its groups are the UTC date and the time of day. */
+const ownCopy = (dbPath: string) => new RegExp(`^${escapeRegExp(baseName(dbPath))}-(\\d{4}-\\d{2}-\\d{2})T(\\d{2})(\\d{2})(\\d{2}\\.\\d{3})Z\\.db$`);
+
+/** The copies in `folder` named by `backupName`, newest first. */
+const copiesIn = (folder: string, own: RegExp) => readdirSync(folder).filter((name) => own.test(name)).sort().reverse();
+
+/** The copies of `dbPath` that backups into `folder` made (the nightly timer's and the admin's alike), newest first, with their size and time. */
+export function listBackups(folder: string, dbPath: string): { file: string; bytes: number; createdAt: string }[] {
+  const own = ownCopy(dbPath);
+  if (!existsSync(folder)) return []; // none taken yet: the first makes the folder
+  return copiesIn(folder, own).map((file) => {
+    const [, date, hours, minutes, seconds] = own.exec(file)!;
+    return { file, bytes: statSync(join(folder, file)).size, createdAt: `${date}T${hours}:${minutes}:${seconds}Z` };
+  });
+}
+
 /** The Monday (UTC) of a YYYY-MM-DD date: the week a copy counts in. */
 function weekOf(date: string): string {
   const day = new Date(`${date}T00:00:00Z`);
@@ -96,8 +112,8 @@ function weekOf(date: string): string {
  * The newest copy is always kept; without a retention, every copy is.
  */
 function pruneBackups(folder: string, dbPath: string, retention: Retention): { pruned: string[]; kept: number } {
-  const own = new RegExp(`^${escapeRegExp(baseName(dbPath))}-(\\d{4}-\\d{2}-\\d{2})T\\d{6}\\.\\d{3}Z\\.db$`);
-  const copies = readdirSync(folder).filter((name) => own.test(name)).sort().reverse(); // newest first
+  const own = ownCopy(dbPath);
+  const copies = copiesIn(folder, own);
   if (retention.keep === undefined && retention.keepWeekly === undefined) return { pruned: [], kept: copies.length };
   const keep = new Set(copies.slice(0, Math.max(1, retention.keep ?? 0)));
   const weeks = new Set<string>();

@@ -17,6 +17,8 @@ export interface AdminSettings {
   passwordCost: ScryptCost;
   /** Where Settings → Backups writes and lists backups: a `backups` folder beside the database. */
   backupDir: string;
+  /** The database's path: its copies are named after it, as `punchcard backup FOLDER` names them. */
+  databasePath: string;
   /** Whether the Discord bot runs inside this server (PUNCHCARD_DISCORD_BOT_TOKEN). */
   botRunning: () => boolean;
 }

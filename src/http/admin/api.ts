@@ -45,10 +45,10 @@ export interface ProjectRouteOptions {
 
 export type ProjectApi = Api<ProjectCaller, ProjectRouteOptions>;
 
-const DEFAULT_ADMIN: Omit<AdminSettings, 'backupDir'> = { enabled: true, passwordCost: DEFAULT_SCRYPT, botRunning: () => false };
+const DEFAULT_ADMIN: Omit<AdminSettings, 'backupDir' | 'databasePath'> = { enabled: true, passwordCost: DEFAULT_SCRYPT, botRunning: () => false };
 
 /** The admin's settings of this server, defaults filled in. */
-export const adminSettings = (ctx: AppContext): AdminSettings => ({ backupDir: 'backups', ...DEFAULT_ADMIN, ...ctx.admin });
+export const adminSettings = (ctx: AppContext): AdminSettings => ({ backupDir: 'backups', databasePath: 'punchcard.db', ...DEFAULT_ADMIN, ...ctx.admin });
 
 const limiters = new WeakMap<AppContext, SignInLimits>();
 
