@@ -3,6 +3,7 @@ import type { Metafile } from 'esbuild';
 import { rootPath } from '../src/shared/root.ts';
 import { ADMIN_ASSETS, ADMIN_HTML, ADMIN_MANIFEST, PREVIEW_HTML, type AdminFiles, type AdminManifest } from './files.ts';
 import { en } from './src/i18n/en.ts';
+import { escapeHtml } from '../src/shared/html-text.ts';
 
 const ROOT = rootPath('');
 const SRC = rootPath('admin/src/');
@@ -11,7 +12,6 @@ const OUT = `${ROOT}admin-build/`;
 /** Every file in src/pages/ is a page: an entry of its own, so each is a script of its own that the app imports when first shown. */
 const PAGES = readdirSync(`${SRC}pages`).filter((name) => name.endsWith('.tsx')).map((name) => name.slice(0, -4));
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The pages' HTML: no inline script or style (the policy allows neither), the entry as a module,

@@ -13,6 +13,7 @@ import type { AppContext } from './context.ts';
 import { assetResponse } from './static-asset.ts';
 import { widgetAsset, widgetVersion } from './widget-assets.ts';
 import { FAVICON_LINK, FAVICON_PATH, faviconResponse } from './favicon.ts';
+import { escapeHtml } from '../shared/html-text.ts';
 
 const DOCS_DIR = 'docs/';
 const DOC_FILES = rootFileNames(DOCS_DIR);
@@ -46,7 +47,6 @@ const SERVED = new Map<string, string>([
   ...[...IMAGES].map((file): [string, string] => [`${IMAGES_DIR}${file}`, `/docs/images/${file}`]),
 ]);
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON inside a <script>: no "</script>" or "<!--" can close it early. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
