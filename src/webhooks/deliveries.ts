@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import type { Page } from '../shared/page.ts';
+import { type Page, pageOf } from '../shared/page.ts';
 import { cachedRowsChanged } from '../db/cache-version.ts';
 import { stmt } from '../db/statements.ts';
 import { atomically } from '../db/transaction.ts';
@@ -301,7 +301,7 @@ export function webhookDeliveries(db: Db, projectId: string, webhookId: string, 
   const params = { projectId, webhookId, status: query.status ?? null, limit: query.limit, offset: query.offset };
   const total = stmt<number>(db, `SELECT count(*) FROM webhook_deliveries d ${where}`).pluck().get(params)!;
   const rows = stmt<DeliveryRow>(db, `${DELIVERY_SELECT} ${where} ORDER BY d.id DESC LIMIT @limit OFFSET @offset`).all(params);
-  return { deliveries: rows.map(toDelivery), pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total } };
+  return { deliveries: rows.map(toDelivery), pagination: pageOf(total, query, rows.length) };
 }
 
 /**

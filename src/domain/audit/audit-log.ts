@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 import { DAY_MS } from '../../shared/clock.ts';
 import { projectTimeZone, shiftDate, wallClockInstant } from '../project/calendar.ts';
 
@@ -122,7 +122,7 @@ export function listAudit(db: Db, projectId: string, filter: AuditFilter, page: 
   const total = stmt<number>(db, `SELECT count(*) ${FILTERED}`).pluck().get(params)!;
   const rows = stmt<AuditRow>(db, `SELECT id, at, actor_type, actor_id, actor_label, action, target, summary ${FILTERED}
     ORDER BY id DESC LIMIT @limit OFFSET @offset`).all(params);
-  return { entries: rows.map(toEntry), pagination: { total, limit: page.limit, offset: page.offset, hasMore: page.offset + rows.length < total } };
+  return { entries: rows.map(toEntry), pagination: pageOf(total, page, rows.length) };
 }
 
 /**

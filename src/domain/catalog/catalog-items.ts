@@ -5,7 +5,7 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { badRequest, conflict, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 import { itemKey } from './item-fields.ts';
 
 /**
@@ -203,7 +203,7 @@ export function listItems<S extends ItemSchema>(db: Db, kind: CatalogKind<S>, pr
     ORDER BY ${kind.order ?? 'created_at, rowid'} LIMIT @limit OFFSET @offset`).all(params);
   return {
     items: rows.map((r) => toItem(kind, r)),
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+    pagination: pageOf(total, query, rows.length),
   };
 }
 

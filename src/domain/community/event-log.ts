@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 
 /** One delivery as the log shows it: what it was, what it paid or why not, and the error of a refused one. */
 export interface CommunityLogEntry {
@@ -41,6 +41,6 @@ export function listCommunityEvents(db: Db, projectId: string, query: { limit: n
       eventId: row.event_id, eventType: row.event_type, communityUserId: row.community_user_id, externalId: row.external_id, status: row.status,
       outcome: row.outcome, pointsAwarded: row.points, multiplier: row.multiplier, error: row.error, receivedAt: new Date(row.created_at).toISOString(),
     })),
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+    pagination: pageOf(total, query, rows.length),
   };
 }

@@ -1,4 +1,4 @@
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
@@ -358,7 +358,7 @@ export function listMembers(
   const { levels } = projectContext(db, projectId);
   const page = (total: number, rows: MemberRow[]): MemberPage => ({
     members: rows.map((row) => toMember(row, levels)),
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + rows.length < total },
+    pagination: pageOf(total, query, rows.length),
   });
   const ascii = isAscii(search);
   const where = scope(search, ascii);

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.ts';
 import { stmt } from '../../db/statements.ts';
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 import { listMemberBadges, type MemberBadge } from '../badges/member-badges.ts';
 import { countTransactions, recentTransactions, type Transaction } from '../ledger/ledger.ts';
 import { referralSummary } from '../referrals/referrals.ts';
@@ -50,5 +50,5 @@ export function memberTransactions(db: Db, projectId: string, externalId: string
   const row = requireMember(db, projectId, externalId);
   const total = countTransactions(db, row.id);
   const transactions = recentTransactions(db, row.id, page.limit, page.offset);
-  return { transactions, pagination: { total, limit: page.limit, offset: page.offset, hasMore: page.offset + transactions.length < total } };
+  return { transactions, pagination: pageOf(total, page, transactions.length) };
 }

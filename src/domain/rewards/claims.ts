@@ -13,6 +13,7 @@ import { memberById, memberView, requireMember, type Member, type MemberRow } fr
 import { emit } from '../events/record-event.ts';
 import { couponStore, enqueueCoupon, newCouponCode } from '../commerce/coupons.ts';
 import { countClaim } from '../analytics/figures.ts';
+import { pageOf, type Page } from '../../shared/page.ts';
 
 /** A reward as one member sees it (SPEC 2, Reward widget view). `stockRemaining` null = unlimited. */
 export interface RewardView {
@@ -283,13 +284,13 @@ const toListing = (row: ListingRow): ClaimListing => ({
 
 /** GET /claims of the admin: a project's claims in a group, optionally of one reward, newest first, a page at a time. */
 export function claimsPage(db: Db, projectId: string, filter: { group: keyof typeof CLAIM_GROUPS; rewardId?: string | undefined; limit: number; offset: number }):
-  { claims: ClaimListing[]; pagination: { total: number; limit: number; offset: number; hasMore: boolean } } {
+  { claims: ClaimListing[]; pagination: Page } {
   const statuses = CLAIM_GROUPS[filter.group].map((status) => `'${status}'`).join(', ');
   const where = `WHERE c.project_id = @projectId AND c.status IN (${statuses}) AND (@rewardId IS NULL OR c.reward_id = @rewardId)`;
   const params = { projectId, rewardId: filter.rewardId ?? null, limit: filter.limit, offset: filter.offset };
   const total = stmt<number>(db, `SELECT count(*) FROM reward_claims c ${where}`).pluck().get(params)!;
   const rows = stmt<ListingRow>(db, `${LISTING_SELECT} ${where} ORDER BY c.id DESC LIMIT @limit OFFSET @offset`).all(params);
-  return { claims: rows.map(toListing), pagination: { total, limit: filter.limit, offset: filter.offset, hasMore: filter.offset + rows.length < total } };
+  return { claims: rows.map(toListing), pagination: pageOf(total, filter, rows.length) };
 }
 
 /** One claim as the admin lists it, or 404. */

@@ -3,7 +3,7 @@ import { atomically } from '../../db/transaction.ts';
 import { countTransactions, recentTransactions, type Transaction } from '../ledger/ledger.ts';
 import { adoptImportedMember } from '../members/imported-email.ts';
 import { findMember, memberById, requireMember, updateMember, upsertMember, type MemberProfile, type MemberRow } from '../members/members.ts';
-import type { Page } from '../../shared/page.ts';
+import { type Page, pageOf } from '../../shared/page.ts';
 import { activeMultipliers, earn } from '../multipliers/earn.ts';
 import type { WriteRunner } from '../ledger/expiry.ts';
 import type { SecretBox } from '../../shared/secrets.ts';
@@ -218,6 +218,6 @@ export function widgetHistory(
       ({ id, amount, balance, type, source, description, referenceId, createdAt, entry: historyEntry({ type, source, description, amount }) }));
   return {
     transactions,
-    pagination: { total, limit: query.limit, offset: query.offset, hasMore: query.offset + transactions.length < total },
+    pagination: pageOf(total, query, transactions.length),
   };
 }
