@@ -3,8 +3,9 @@ import { stmt } from '../../db/statements.ts';
 import { atomically } from '../../db/transaction.ts';
 import { badRequest, conflict, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
+import { type AuditActor, recordAudit } from '../audit/audit-log.ts';
 import { getSettings } from '../project/settings.ts';
-import { createInvite, endOpenLinks } from './invites.ts';
+import { createInvite, endOpenLinks, openInvite, useInvite } from './invites.ts';
 import { forgetDevices } from './devices.ts';
 import { endAllSessions } from './sessions.ts';
 import type { Role } from './roles.ts';
@@ -214,6 +215,30 @@ export function setPassword(db: Db, operatorId: string, passwordHash: string, no
 
 export function setOperatorName(db: Db, operatorId: string, name: string | null): void {
   stmt(db, 'UPDATE operators SET name = ? WHERE id = ?').run(name, operatorId);
+}
+
+/** The operator as the audit log names them. */
+export const operatorActor = (operator: OperatorRow): AuditActor => ({ type: 'operator', id: operator.id, label: operator.email });
+
+/**
+ * An invite's link used: the password chosen there (hashed before the write: scrypt is slow), the
+ * name given, the role accepted, every other open link ended, and for a project's invite its audit
+ * entry. Returns the operator, to sign them in.
+ */
+export function acceptInvite(db: Db, token: string, passwordHash: string, name: string | undefined, now: Date): OperatorRow {
+  return atomically(db, () => {
+    const invite = openInvite(db, token, now);
+    setPassword(db, invite.operatorId, passwordHash, now);
+    if (name !== undefined) setOperatorName(db, invite.operatorId, name);
+    useInvite(db, invite, now);
+    const operator = requireOperator(db, invite.operatorId);
+    if (invite.projectId !== null) {
+      recordAudit(db, {
+        projectId: invite.projectId, actor: operatorActor(operator), action: 'invite accepted', target: operator.id, summary: { after: { role: invite.role } },
+      }, now);
+    }
+    return operator;
+  });
 }
 
 export function recordSignIn(db: Db, operatorId: string, now: Date): void {

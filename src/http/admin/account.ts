@@ -1,9 +1,8 @@
 import { getCookie, type H3Event } from 'h3';
 import { AppError, badRequest } from '../../shared/errors.ts';
-import { recordAudit } from '../../domain/audit/audit-log.ts';
 import { deviceFor, issueDevice } from '../../domain/operators/devices.ts';
-import { inviteView, openInvite, useInvite } from '../../domain/operators/invites.ts';
-import { findOperatorByEmail, recordSignIn, requireOperator, setOperatorName, setPassword } from '../../domain/operators/operators.ts';
+import { inviteView, openInvite } from '../../domain/operators/invites.ts';
+import { acceptInvite, findOperatorByEmail, recordSignIn, requireOperator, setOperatorName, setPassword } from '../../domain/operators/operators.ts';
 import { hashPassword, verifyPassword } from '../../domain/operators/passwords.ts';
 import { endSession, endSessionRow, listSessions, startSession } from '../../domain/operators/sessions.ts';
 import { beginTotp, confirmTotp, disableTotp, totpAccepts } from '../../domain/operators/totp.ts';
@@ -12,7 +11,7 @@ import { inviteAcceptBody, meBody, signInBody, totpCodeBody } from '../../schema
 import * as answers from '../../schemas/answers/admin.ts';
 import type { AppContext } from '../context.ts';
 import {
-  adminSettings, clearSessionCookie, operatorActor, deviceCookieName, sessionAnswer, setDeviceCookie, setSessionCookie, signInLimits, type AccountApi, type SignedIn,
+  adminSettings, clearSessionCookie, deviceCookieName, sessionAnswer, setDeviceCookie, setSessionCookie, signInLimits, type AccountApi, type SignedIn,
 } from './api.ts';
 import { SignInLimits } from './sign-in-limits.ts';
 
@@ -91,20 +90,8 @@ export function accountRoutes({ route, ctx }: AccountApi): void {
       before(event).passwordHash = await hashPassword(body.password, cost());
       return run();
     },
-  }, ({ param, body, event, now }) => {
-    const invite = openInvite(ctx.db, param('token'), now);
-    setPassword(ctx.db, invite.operatorId, before(event).passwordHash!, now);
-    if (body.name !== undefined) setOperatorName(ctx.db, invite.operatorId, body.name);
-    useInvite(ctx.db, invite, now);
-    const operator = requireOperator(ctx.db, invite.operatorId);
-    if (invite.projectId !== null) {
-      recordAudit(ctx.db, {
-        projectId: invite.projectId, actor: operatorActor(operator), action: 'invite accepted', target: operator.id,
-        summary: { after: { role: invite.role } },
-      }, now);
-    }
-    return signIn(ctx, event, operator.id, now, false);
-  });
+  }, ({ param, body, event, now }) =>
+    signIn(ctx, event, acceptInvite(ctx.db, param('token'), before(event).passwordHash!, body.name, now).id, now, false));
 
   route('PATCH', '/me', {
     body: meBody, write: true, responses: { 200: answers.session },

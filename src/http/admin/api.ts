@@ -2,7 +2,7 @@ import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3';
 import { AppError, forbidden, notFound } from '../../shared/errors.ts';
 import { constantTimeEqual } from '../../shared/secrets.ts';
 import { DEFAULT_SCRYPT } from '../../domain/operators/passwords.ts';
-import { operatorProjects, operatorView, requireOperator, roleIn, type OperatorRow } from '../../domain/operators/operators.ts';
+import { operatorActor, operatorProjects, operatorView, requireOperator, roleIn, type OperatorRow } from '../../domain/operators/operators.ts';
 import { requireRole, type Role } from '../../domain/operators/roles.ts';
 import { csrfTokenFor, SESSION_MAX_MS, sessionByToken, sessionNeedsTouch, touchSession, type ActiveSession } from '../../domain/operators/sessions.ts';
 import { getSettings } from '../../domain/project/settings.ts';
@@ -164,7 +164,6 @@ export function adminAccountSurface(ctx: AppContext): Surface<AccountCaller, Acc
 }
 
 /** How the audit log names an operator: their id and email. */
-export const operatorActor = (operator: OperatorRow) => ({ type: 'operator' as const, id: operator.id, label: operator.email });
 
 const ownerTotpMissing = () => forbidden('This project requires its owners to sign in with a second factor: turn on two-factor sign-in for your account '
   + '(POST /api/admin/me/totp, then confirm a code) to act on it.');

@@ -6,7 +6,8 @@ import { emptyBody } from '../../schemas/common.ts';
 import { AppError } from '../../shared/errors.ts';
 import * as admin from '../../schemas/answers/admin.ts';
 import { created } from '../route.ts';
-import { adminSettings, operatorActor, type ProjectApi } from './api.ts';
+import { adminSettings, type ProjectApi } from './api.ts';
+import { operatorActor } from '../../domain/operators/operators.ts';
 
 /**
  * Backups of the whole database (every project's: owners only take them) into a `backups` folder
