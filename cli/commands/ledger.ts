@@ -123,7 +123,7 @@ function doctorDatabase(options: DoctorOptions, command: Command, program: Await
     const schema = schemaDifferences(db, await bundledMigrations());
     const violations = checkLedger(db);
     const figures = checkFigures(db);
-    const figuresInStep = figures.problems.length === 0 && figures.memberDays === 0;
+    const figuresInStep = inStep(figures);
     const replication = checkReplication(dbPath(command), parseDuration(options.maxLag));
     // A database no server has started on is not a healthy one: most likely --db names the wrong file.
     const projects = listProjects(db).length;
@@ -166,8 +166,10 @@ function doctorDatabase(options: DoctorOptions, command: Command, program: Await
 }
 
 /** The daily figures' part of doctor's report: in step, or the rows that are not (at most 100) and how to fix them. */
+const inStep = (figures: FiguresCheck) => figures.problems.length === 0 && figures.memberDays === 0;
+
 function printFigures(figures: FiguresCheck): void {
-  if (figures.problems.length === 0 && figures.memberDays === 0) {
+  if (inStep(figures)) {
     console.log("Daily figures: in step with the ledger (the admin's Overview and `report points`).");
     return;
   }
