@@ -172,11 +172,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const metrics = new Metrics(db, options.db);
   const committer = new GroupCommitter(db, { onBatch: (size) => metrics.batch(size) });
   let url = '';
+  // Without its trailing slash: every link is this plus a path.
+  const publicUrl = () => (options.publicUrl ?? url).replace(/\/+$/, '');
   let communityBot: RunningBot | null = null;
   const admin = { enabled: options.admin?.enabled !== false, passwordCost: options.admin?.passwordCost ?? DEFAULT_SCRYPT,
     backupDir: join(dirname(resolve(options.db)), 'backups'), databasePath: resolve(options.db), botRunning: () => communityBot !== null };
   const ctx: AppContext = { db, box, clock, log, write: (work) => committer.run(work), webhooks: webhookSettings(options.webhooks),
-    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl: () => options.publicUrl ?? url,
+    guard, commerce: commerceSettings(options.commerce), replication: () => replication?.status() ?? null, publicUrl,
     metrics, metricsToken: options.metricsToken, admin };
   const demo = options.demo === true;
   const inFlight = trackInFlight(withRequestLog(log, withSecurityHeaders(toNodeHandler(createApp(ctx, { demo })))));
@@ -232,7 +234,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   return {
     url,
-    publicUrl: options.publicUrl ?? url,
+    publicUrl: publicUrl(),
     demo,
     bootstrap,
     firstOwner,

@@ -209,11 +209,14 @@ describe('CSRF', () => {
   });
 
   it('names the cookies __Host- with Secure behind an https public URL, and takes only that origin', async () => {
-    const https = await startTestServer({ publicUrl: 'https://loyalty.shop.example' });
+    // Given with a trailing slash, as people write it: links built on it have one slash.
+    const https = await startTestServer({ publicUrl: 'https://loyalty.shop.example/' });
     try {
       const browser = new AdminBrowser(https, { origin: 'https://loyalty.shop.example' });
       await makeOperator(https, 'tls@shop.example', 'owner', { browser });
       expect([...browser.cookies.keys()].sort()).toEqual(['__Host-punchcard_admin', '__Host-punchcard_device']);
+      const invited = await browser.post(projectPath(https.projectId, 'operators'), { email: 'next@shop.example', role: 'staff' });
+      expect(invited.body.inviteUrl, invited.text).toMatch(/^https:\/\/loyalty\.shop\.example\/admin\/invite\/[\w-]+$/);
       const res = await browser.post(projectPath(https.projectId, 'catalog/badges'), { name: 'Early bird' });
       expect(res.status, res.text).toBe(201);
       browser.origin = https.url;

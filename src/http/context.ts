@@ -33,7 +33,7 @@ export interface AppContext {
   log: Logger;
   /** Outbound webhooks: URL policy, DNS and the attempt timeout. */
   webhooks: WebhookSettings;
-  /** The URL shoppers reach this server at (--public-url, else the address it listens on): share links use it. */
+  /** The URL shoppers reach this server at (--public-url, else the address it listens on), without a trailing slash: share links use it. */
   publicUrl: () => string;
   /** Rate limits and client addresses. */
   guard: Guard;

@@ -11,7 +11,7 @@ import { formatQuery, tableAnswer } from './lists.ts';
 const OPERATOR_COLUMNS = ['id', 'email', 'name', 'role', 'pending', 'totpEnabled', 'lastSignInAt', 'invitedAt'];
 
 /** Where an invite's token is opened: the admin's page that asks for a password. */
-export const inviteUrl = (ctx: AppContext, token: string) => `${ctx.publicUrl().replace(/\/+$/, '')}/admin/invite/${token}`;
+export const inviteUrl = (ctx: AppContext, token: string) => `${ctx.publicUrl()}/admin/invite/${token}`;
 
 /** The project's operators: invite (a one-time link), change a role, remove. Their sessions end with a new role or removal. */
 export function operatorRoutes({ route, ctx }: ProjectApi): void {

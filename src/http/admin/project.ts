@@ -38,7 +38,7 @@ export function projectRoutes({ route, ctx }: ProjectApi): void {
 
   route('GET', '/widget/embed', { responses: { 200: admin.embed } }, ({ projectId, now }) => {
     const publicKey = livePublishableKey(ctx.db, projectId, now) ?? null;
-    const origin = ctx.publicUrl().replace(/\/+$/, '');
+    const origin = ctx.publicUrl();
     const snippet = `<!-- Punchcard: your server signs each shopper's config with the widget secret (${origin}/docs/widget) -->
 <script>
   window.PunchcardConfig = {

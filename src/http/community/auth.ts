@@ -15,10 +15,8 @@ export const CALLBACK_PATH = '/api/community/auth/callback';
 const START_PATH = '/api/community/auth/start';
 const LINKED_PATH = '/api/community/auth/linked';
 
-const baseUrl = (ctx: AppContext) => ctx.publicUrl().replace(/\/+$/, '');
-
 /** Where Discord sends the browser back: this server's public URL (register it in the Discord application). */
-export const redirectUri = (ctx: AppContext) => `${baseUrl(ctx)}${CALLBACK_PATH}`;
+export const redirectUri = (ctx: AppContext) => `${ctx.publicUrl()}${CALLBACK_PATH}`;
 
 /**
  * Where linking starts for a member: a URL of this server, to be opened by a form POST from the
@@ -27,7 +25,7 @@ export const redirectUri = (ctx: AppContext) => `${baseUrl(ctx)}${CALLBACK_PATH}
 export function authorizeUrl(ctx: AppContext, projectId: string, externalId: string, now: Date): { url: string; expiresAt: string } {
   oauthClient(ctx.box, communitySettings(ctx.db, projectId)); // 400 until the project set its OAuth client
   const { state, expiresAt } = sealLinkState(ctx.box, { projectId, externalId }, now);
-  return { url: `${baseUrl(ctx)}${START_PATH}?${new URLSearchParams({ state })}`, expiresAt };
+  return { url: `${ctx.publicUrl()}${START_PATH}?${new URLSearchParams({ state })}`, expiresAt };
 }
 
 /**
@@ -37,7 +35,7 @@ export function authorizeUrl(ctx: AppContext, projectId: string, externalId: str
  * localhost) uses a plain name.
  */
 function linkCookie(ctx: AppContext): { name: string; attributes: string } {
-  return baseUrl(ctx).startsWith('https:')
+  return ctx.publicUrl().startsWith('https:')
     ? { name: '__Host-punchcard_link', attributes: 'Path=/; Secure; HttpOnly; SameSite=Lax' }
     : { name: 'punchcard_link', attributes: 'Path=/api/community/auth; HttpOnly; SameSite=Lax' };
 }
