@@ -154,6 +154,10 @@ describe('settings', () => {
     const nightly = punchcardJson(['--db', server.dbPath, 'backup', join(server.dir, 'backups'), '--keep', '1']);
     expect(nightly.pruned).toEqual([taken.body.file]);
     expect((await owner.get(at('backups'))).body.backups.map((one: { file: string }) => one.file)).toEqual([basename(nightly.file)]);
+    // Two in the same millisecond (the clock stands still here) are two copies, the second a millisecond on.
+    const [first, second] = [await owner.post(at('backups')), await owner.post(at('backups'))];
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.file).not.toBe(first.body.file);
     const staff = await makeOperator(server, 'no-backups@shop.example', 'staff');
     expect((await staff.post(at('backups'))).status).toBe(403);
   });

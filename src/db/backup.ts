@@ -129,8 +129,13 @@ function pruneBackups(folder: string, dbPath: string, retention: Retention): { p
   return { pruned, kept: keep.size };
 }
 
-/** Backs up into `folder` under a name of the time (`backupName`), then applies the retention to the copies there. */
+/**
+ * Backs up into `folder` under a name of the time (`backupName`), then applies the retention to the
+ * copies there. Two backups in one millisecond (the admin's button and the timer) get the next free one.
+ */
 export function backupIntoFolder(db: Db, dbPath: string, folder: string, now: Date, retention: Retention): FolderBackupReport {
-  const report = backupDatabase(db, join(folder, backupName(dbPath, now)));
+  let at = now.getTime();
+  while (existsSync(join(folder, backupName(dbPath, new Date(at))))) at += 1;
+  const report = backupDatabase(db, join(folder, backupName(dbPath, new Date(at))));
   return { ...report, ...pruneBackups(resolve(folder), dbPath, retention) };
 }
